@@ -1,0 +1,73 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Dependency arrows point one way:
+//   executables → DiaryServer / DiaryClient / HTTPServer / DiarySQLiteStore
+//   → DiaryAPI, DiaryStore, HTTPCore → C libraries (libmicrohttpd, SQLite).
+let package = Package(
+    name: "Diary",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "diary-server", targets: ["diary-server"]),
+        .executable(name: "diary", targets: ["diary"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+    ],
+    targets: [
+        // MARK: C libraries
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+
+        // MARK: Transport
+        /// Plain HTTP request and response values and the responder protocol; no C, no sockets.
+        .target(name: "HTTPCore"),
+        /// The only module that touches C pointers: a libmicrohttpd daemon serving an `HTTPResponder`.
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "HTTPCore"]),
+
+        // MARK: Contract and storage
+        /// The API contract shared by server and client: models and one type per endpoint.
+        .target(name: "DiaryAPI"),
+        /// The storage protocol the server depends on, with its errors and token hashing.
+        .target(name: "DiaryStore", dependencies: [
+            "DiaryAPI",
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+        /// `DiaryStore` on an SQLite file through GRDB.
+        .target(
+            name: "DiarySQLiteStore",
+            dependencies: ["DiaryStore", "DiaryAPI", .product(name: "GRDB", package: "GRDB.swift")],
+            resources: [.copy("schema.sql")]
+        ),
+
+        // MARK: Server and client
+        /// Routing and handlers, transport-free: tested in-process without sockets.
+        .target(name: "DiaryServer", dependencies: ["DiaryAPI", "DiaryStore", "HTTPCore"]),
+        /// Sends any `APIEndpoint` and decodes its response.
+        .target(name: "DiaryClient", dependencies: ["DiaryAPI"]),
+
+        // MARK: Executables
+        .executableTarget(name: "diary-server", dependencies: [
+            "DiaryServer", "DiarySQLiteStore", "DiaryStore", "HTTPServer",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "diary", dependencies: [
+            "DiaryClient", "DiaryAPI",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        // MARK: Tests
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPCore"]),
+        .testTarget(name: "DiaryAPITests", dependencies: ["DiaryAPI"]),
+        .testTarget(name: "DiaryStoreTests", dependencies: ["DiarySQLiteStore", "DiaryStore", "DiaryAPI"]),
+        .testTarget(name: "DiaryServerTests", dependencies: [
+            "DiaryServer", "DiarySQLiteStore", "DiaryStore", "DiaryAPI", "HTTPCore",
+        ]),
+        .testTarget(name: "EndToEndTests", dependencies: ["DiaryAPI"]),
+    ]
+)

@@ -1,0 +1,133 @@
+import Foundation
+
+public enum HTTPMethod: String, Sendable, CaseIterable {
+    case GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS
+}
+
+/// Who may call an endpoint.
+public enum Access: Sendable {
+    /// Anyone.
+    case open
+    /// A caller with a valid bearer token.
+    case token
+}
+
+/// One operation of the API, used from both sides: the client turns a value into a request
+/// (`pathParameters`, `query`, `body`) and decodes `Response`; the server matches `path`,
+/// rebuilds the value with `init(_:)` and encodes a `Response`.
+public protocol APIEndpoint: Sendable {
+    associatedtype Body: Codable & ValidatableBody = NoBody
+    associatedtype Response: Codable & Sendable
+
+    static var method: HTTPMethod { get }
+    static var path: PathTemplate { get }
+    static var access: Access { get }
+    /// The status of a successful answer: 200, 201 for a creation, 204 with no body.
+    static var successStatus: Int { get }
+
+    /// The values of the `{name}` parts of `path`.
+    var pathParameters: [String: String] { get }
+    var query: [URLQueryItem] { get }
+    var body: Body? { get }
+
+    /// Server side: the endpoint a request asked for, or the parameter that was wrong.
+    init(_ request: EndpointRequest<Body>) throws(ParameterError)
+}
+
+extension APIEndpoint {
+    public static var access: Access { .open }
+    public static var successStatus: Int { 200 }
+    public var pathParameters: [String: String] { [:] }
+    public var query: [URLQueryItem] { [] }
+    public var body: Body? { nil }
+
+    /// The path with its parameters filled in, as the client sends it.
+    public var renderedPath: String { Self.path.render(pathParameters) }
+}
+
+/// What the server hands an endpoint to rebuild itself from.
+public struct EndpointRequest<Body: Sendable>: Sendable {
+    public var pathParameters: [String: String]
+    /// Decoded query items in the order sent.
+    public var query: [(name: String, value: String)]
+    public var body: Body?
+
+    public init(pathParameters: [String: String] = [:], query: [(name: String, value: String)] = [], body: Body? = nil) {
+        self.pathParameters = pathParameters
+        self.query = query
+        self.body = body
+    }
+
+    /// A path parameter that must be a positive 64-bit id.
+    public func id(_ name: String) throws(ParameterError) -> Int64 {
+        try Self.positiveInt64(pathParameters[name] ?? "", name: name)
+    }
+
+    /// The last value of a query parameter, or nil.
+    public func queryValue(_ name: String) -> String? {
+        query.last { $0.name == name }?.value
+    }
+
+    /// `page` and `per_page` from the query, checked against `PageRequest`'s limits.
+    public func pageRequest() throws(ParameterError) -> PageRequest {
+        var page = 1, perPage = PageRequest.defaultPerPage
+        if let text = queryValue("page") {
+            page = try Self.positiveInt(text, name: "page")
+        }
+        if let text = queryValue("per_page") {
+            perPage = try Self.positiveInt(text, name: "per_page")
+            guard perPage <= PageRequest.maxPerPage else {
+                throw ParameterError(name: "per_page", message: "must be at most \(PageRequest.maxPerPage)")
+            }
+        }
+        guard page.multipliedReportingOverflow(by: perPage).overflow == false else {
+            throw ParameterError(name: "page", message: "is too large")
+        }
+        return PageRequest(page: page, perPage: perPage)
+    }
+
+    static func positiveInt64(_ text: String, name: String) throws(ParameterError) -> Int64 {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
+            throw ParameterError(name: name, message: "must be a positive integer, not '\(text.prefix(40))'")
+        }
+        guard let value = Int64(text), value > 0 else {
+            throw ParameterError(name: name, message: "must be a positive integer no larger than \(Int64.max)")
+        }
+        return value
+    }
+
+    static func positiveInt(_ text: String, name: String) throws(ParameterError) -> Int {
+        Int(try positiveInt64(text, name: name))
+    }
+}
+
+/// A path or query parameter that is not what the endpoint takes; the server answers 400.
+public struct ParameterError: Error, Sendable, Equatable {
+    public var name: String
+    public var message: String
+
+    public init(name: String, message: String) {
+        self.name = name
+        self.message = message
+    }
+}
+
+/// Which page of a list, counted from 1.
+public struct PageRequest: Sendable, Equatable {
+    public static let defaultPerPage = 20
+    public static let maxPerPage = 100
+
+    public var page: Int
+    public var perPage: Int
+
+    public init(page: Int = 1, perPage: Int = PageRequest.defaultPerPage) {
+        self.page = page
+        self.perPage = perPage
+    }
+
+    public var offset: Int { (page - 1) * perPage }
+
+    var queryItems: [URLQueryItem] {
+        [URLQueryItem(name: "page", value: String(page)), URLQueryItem(name: "per_page", value: String(perPage))]
+    }
+}

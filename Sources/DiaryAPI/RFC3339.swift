@@ -1,0 +1,105 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// RFC 3339 timestamps in UTC with whole seconds (`2026-11-22T04:30:00Z`), the one date
+/// format of the API and of the database. Written with `gmtime_r`/`timegm`: no formatter
+/// object to share between threads.
+public enum RFC3339 {
+    public static func string(from date: Date) -> String {
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        return String(unsafeUninitializedCapacity: 20) { buffer in
+            func put(_ value: Int32, _ width: Int, at offset: Int) {
+                var v = value
+                for i in stride(from: offset + width - 1, through: offset, by: -1) {
+                    buffer[i] = UInt8(ascii: "0") + UInt8(v % 10)
+                    v /= 10
+                }
+            }
+            put(parts.tm_year + 1900, 4, at: 0); buffer[4] = UInt8(ascii: "-")
+            put(parts.tm_mon + 1, 2, at: 5); buffer[7] = UInt8(ascii: "-")
+            put(parts.tm_mday, 2, at: 8); buffer[10] = UInt8(ascii: "T")
+            put(parts.tm_hour, 2, at: 11); buffer[13] = UInt8(ascii: ":")
+            put(parts.tm_min, 2, at: 14); buffer[16] = UInt8(ascii: ":")
+            put(parts.tm_sec, 2, at: 17); buffer[19] = UInt8(ascii: "Z")
+            return 20
+        }
+    }
+
+    /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`; the fraction is dropped.
+    public static func date(from text: String) -> Date? {
+        let b = Array(text.utf8)
+        func number(_ start: Int, _ count: Int) -> Int? {
+            guard start + count <= b.count else { return nil }
+            var value = 0
+            for byte in b[start..<start + count] {
+                guard byte >= 48, byte <= 57 else { return nil }
+                value = value * 10 + Int(byte - 48)
+            }
+            return value
+        }
+        func at(_ i: Int, _ chars: String) -> Bool { i < b.count && chars.utf8.contains(b[i]) }
+        guard let year = number(0, 4), at(4, "-"), let month = number(5, 2), at(7, "-"), let day = number(8, 2),
+              at(10, "Tt "), let hour = number(11, 2), at(13, ":"), let minute = number(14, 2), at(16, ":"),
+              let second = number(17, 2),
+              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+        else { return nil }
+        var i = 19
+        if at(i, ".") {
+            i += 1
+            let start = i
+            while i < b.count, b[i] >= 48, b[i] <= 57 { i += 1 }
+            guard i > start else { return nil }
+        }
+        var offset = 0
+        if at(i, "Zz") {
+            i += 1
+        } else if at(i, "+-"), let oh = number(i + 1, 2), at(i + 3, ":"), let om = number(i + 4, 2), oh < 24, om < 60 {
+            offset = (oh * 3600 + om * 60) * (b[i] == UInt8(ascii: "-") ? -1 : 1)
+            i += 6
+        } else {
+            return nil
+        }
+        guard i == b.count else { return nil }
+        var parts = tm()
+        parts.tm_year = Int32(year - 1900)
+        parts.tm_mon = Int32(month - 1)
+        parts.tm_mday = Int32(day)
+        parts.tm_hour = Int32(hour)
+        parts.tm_min = Int32(minute)
+        parts.tm_sec = Int32(second)
+        let seconds = timegm(&parts)
+        // timegm normalises 31 February into March; a date that moved was not a date.
+        guard parts.tm_mday == Int32(day), parts.tm_mon == Int32(month - 1) else { return nil }
+        return Date(timeIntervalSince1970: TimeInterval(seconds - offset))
+    }
+}
+
+/// The JSON coders of the API: snake_case keys come from each model's `CodingKeys`, dates are RFC 3339.
+public enum DiaryJSON {
+    public static func makeEncoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(RFC3339.string(from: date))
+        }
+        return encoder
+    }
+
+    public static func makeDecoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            guard let date = RFC3339.date(from: text) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an RFC 3339 date: \(text)")
+            }
+            return date
+        }
+        return decoder
+    }
+}

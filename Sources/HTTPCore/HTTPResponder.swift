@@ -1,0 +1,39 @@
+/// What a transport serves. Called on the transport's worker threads, hence `Sendable`
+/// and synchronous: a worker owns its request from the first byte to the last.
+public protocol HTTPResponder: Sendable {
+    /// Answers one complete request.
+    func respond(to request: HTTPRequest) -> HTTPResponse
+
+    /// Answers a request the transport refused before it was complete (too large, malformed).
+    /// `request` holds what was read: method, path and headers, with an empty body.
+    func respond(to error: HTTPRequestError, request: HTTPRequest) -> HTTPResponse
+}
+
+extension HTTPResponder {
+    public func respond(to error: HTTPRequestError, request: HTTPRequest) -> HTTPResponse {
+        HTTPResponse(
+            status: error.status,
+            headers: ["Content-Type": "text/plain; charset=utf-8"],
+            body: Array("\(error.reason)\n".utf8)
+        )
+    }
+}
+
+/// Why the transport refused a request before handing it to the responder.
+public struct HTTPRequestError: Error, Sendable, Equatable {
+    public var status: Int
+    public var reason: String
+
+    public init(status: Int, reason: String) {
+        self.status = status
+        self.reason = reason
+    }
+
+    public static func bodyTooLarge(limit: Int) -> HTTPRequestError {
+        HTTPRequestError(status: 413, reason: "The request body is larger than the limit of \(limit) bytes.")
+    }
+
+    public static func malformed(_ reason: String) -> HTTPRequestError {
+        HTTPRequestError(status: 400, reason: reason)
+    }
+}
