@@ -1,0 +1,78 @@
+import DiaryAPI
+import DiaryStore
+import HTTPCore
+
+// MARK: - Problems the API answers with
+
+extension Problem {
+    static func badRequest(_ detail: String, errors: [FieldError]? = nil) -> Problem {
+        Problem(title: "Bad Request", status: 400, detail: detail, errors: errors)
+    }
+
+    static func invalidParameter(_ error: ParameterError) -> Problem {
+        badRequest("\(error.name) \(error.message)", errors: [FieldError(field: error.name, message: error.message)])
+    }
+
+    static func unauthorized(_ detail: String) -> Problem {
+        Problem(title: "Unauthorized", status: 401, detail: detail)
+    }
+
+    static func notFound(_ detail: String) -> Problem {
+        Problem(title: "Not Found", status: 404, detail: detail)
+    }
+
+    static func unsupportedMediaType(_ detail: String) -> Problem {
+        Problem(title: "Unsupported Media Type", status: 415, detail: detail)
+    }
+
+    static func validation(_ failure: ValidationFailure) -> Problem {
+        let summary = failure.errors.map { "\($0.field) \($0.message)" }.joined(separator: "; ")
+        return Problem(
+            type: "/problems/validation-error", title: "Unprocessable Content", status: 422,
+            detail: summary, errors: failure.errors
+        )
+    }
+
+    static func internalError() -> Problem {
+        Problem(title: "Internal Server Error", status: 500, detail: "The server could not answer this request; it has been logged.")
+    }
+
+    /// The answer to a store failure; `.unavailable` keeps its cause out of the response.
+    init(_ error: StoreError) {
+        switch error.kind {
+        case .notFound: self.init(title: "Not Found", status: 404, detail: error.description)
+        case .forbidden: self.init(title: "Forbidden", status: 403, detail: error.description)
+        case .conflict: self.init(title: "Conflict", status: 409, detail: error.description)
+        case .unavailable:
+            self.init(title: "Service Unavailable", status: 503, detail: "The database cannot take this change now; nothing was written. Try again later.")
+        }
+    }
+}
+
+// MARK: - Encoding
+
+extension HTTPResponse {
+    /// A problem+json response; 401 carries the challenge a client needs.
+    init(problem: Problem, headers extra: HTTPHeaders = HTTPHeaders()) {
+        var headers = HTTPHeaders.standard(contentType: "\(Problem.mediaType); charset=utf-8", cacheable: false)
+        if problem.status == 401 {
+            headers.add("WWW-Authenticate", #"Bearer realm="diary""#)
+        }
+        if problem.status == 503 {
+            headers.add("Retry-After", "1")
+        }
+        for field in extra { headers.set(field.name, field.value) }
+        self.init(status: problem.status, headers: headers, body: JSONCoding.encode(problem))
+    }
+}
+
+extension HTTPHeaders {
+    /// The headers every response carries; `cacheable` is false for answers that depend on who asks.
+    static func standard(contentType: String, cacheable: Bool) -> HTTPHeaders {
+        [
+            "Content-Type": contentType,
+            "X-Content-Type-Options": "nosniff",
+            "Cache-Control": cacheable ? "no-cache" : "no-store",
+        ]
+    }
+}

@@ -1,0 +1,61 @@
+import DiaryAPI
+import HTTPCore
+
+/// Matches a request to a route by path template and method, transport-free, so that it
+/// is tested in-process. Unknown paths get 404, known paths with another method 405 + `Allow`.
+public struct Router: Sendable {
+    /// One method on one path, answering with everything already decoded by the route itself.
+    public struct Route: Sendable {
+        public let method: HTTPMethod
+        public let path: PathTemplate
+        let respond: @Sendable (_ request: HTTPRequest, _ pathParameters: [String: String]) -> HTTPResponse
+
+        public init(method: HTTPMethod, path: PathTemplate, respond: @escaping @Sendable (HTTPRequest, [String: String]) -> HTTPResponse) {
+            self.method = method
+            self.path = path
+            self.respond = respond
+        }
+    }
+
+    public private(set) var routes: [Route] = []
+
+    public init() {}
+
+    public mutating func add(_ route: Route) {
+        routes.append(route)
+    }
+
+    public func respond(to request: HTTPRequest) -> HTTPResponse {
+        guard let segments = request.pathSegments() else {
+            return HTTPResponse(problem: .badRequest("The request path has a broken percent-escape or is not UTF-8."))
+        }
+        // HEAD is GET without the body; the transport leaves the body out.
+        let method = request.method == "HEAD" ? "GET" : request.method
+        var allowed: [HTTPMethod] = []
+        for route in routes {
+            guard let parameters = route.path.match(segments) else { continue }
+            if route.method.rawValue == method {
+                return route.respond(request, parameters)
+            }
+            allowed.append(route.method)
+        }
+        guard !allowed.isEmpty else {
+            return HTTPResponse(problem: .notFound("There is no resource at \(request.path.prefix(200))."))
+        }
+        if allowed.contains(.GET) { allowed.append(.HEAD) }
+        allowed.append(.OPTIONS)
+        let allow = allowed.map(\.rawValue).joined(separator: ", ")
+        if request.method == "OPTIONS" {
+            var headers = HTTPHeaders.standard(contentType: "text/plain; charset=utf-8", cacheable: true)
+            headers.add("Allow", allow)
+            return HTTPResponse(status: 204, headers: headers)
+        }
+        return HTTPResponse(
+            problem: Problem(
+                title: "Method Not Allowed", status: 405,
+                detail: "\(request.method.prefix(20)) is not allowed on \(request.path.prefix(200)); use \(allow)."
+            ),
+            headers: ["Allow": allow]
+        )
+    }
+}

@@ -1,0 +1,72 @@
+import ArgumentParser
+import DiarySQLiteStore
+import DiaryServer
+import Foundation
+import HTTPServer
+
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve the API until SIGINT or SIGTERM, then finish the requests in flight and stop."
+    )
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on; 0 takes a free one.")
+    var port = 8080
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Option(help: "Worker threads serving requests (default: the number of cores, at least 2).")
+    var threads: Int?
+
+    @Option(help: "Seconds an idle or slow connection is kept open.")
+    var connectionTimeout = HTTPServerConfiguration().connectionTimeout
+
+    @Option(help: "Connections served at once, in all.")
+    var maxConnections = HTTPServerConfiguration().connectionLimit
+
+    @Option(help: "Connections served at once from one IP address.")
+    var maxConnectionsPerIp = HTTPServerConfiguration().perIPConnectionLimit
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
+        if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be between 1 and 256.") }
+        guard connectionTimeout > 0 else { throw ValidationError("--connection-timeout must be positive.") }
+        guard maxConnections > 0, maxConnectionsPerIp > 0 else { throw ValidationError("connection limits must be positive.") }
+    }
+
+    func run() throws {
+        let store: SQLiteDiaryStore
+        do {
+            store = try SQLiteDiaryStore(path: database.database)
+        } catch {
+            FileHandle.standardError.write(Data("error: cannot open the database \(database.database): \(error)\n".utf8))
+            throw ExitCode.failure
+        }
+        var configuration = HTTPServerConfiguration()
+        configuration.host = host
+        configuration.port = port
+        if let threads { configuration.threads = threads }
+        configuration.connectionTimeout = connectionTimeout
+        configuration.connectionLimit = maxConnections
+        configuration.perIPConnectionLimit = maxConnectionsPerIp
+
+        let application = DiaryApplication(store: store) { message in
+            FileHandle.standardError.write(Data("diary-server: \(message)\n".utf8))
+        }
+        TerminationSignals.block()
+        let server = HTTPServer(configuration: configuration, responder: application)
+        do {
+            try server.start()
+        } catch {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            throw ExitCode.failure
+        }
+        print("listening on http://\(host):\(server.port)")
+        fflush(stdout)
+        let signal = TerminationSignals.wait()
+        FileHandle.standardError.write(Data("diary-server: signal \(signal), finishing requests in flight\n".utf8))
+        server.shutdown(gracePeriod: .seconds(4))
+    }
+}

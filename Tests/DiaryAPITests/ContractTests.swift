@@ -1,0 +1,84 @@
+import DiaryAPI
+import Foundation
+import Testing
+
+@Suite struct RFC3339Tests {
+    @Test func formatsUTCWholeSeconds() {
+        #expect(RFC3339.string(from: Date(timeIntervalSince1970: 1_795_321_800.75)) == "2026-11-22T04:30:00Z")
+        #expect(RFC3339.string(from: Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00Z")
+    }
+
+    @Test func parsesOffsetsAndFractions() {
+        #expect(RFC3339.date(from: "2026-11-22T04:30:00Z") == Date(timeIntervalSince1970: 1_795_321_800))
+        #expect(RFC3339.date(from: "2026-11-22T13:30:00+09:00") == Date(timeIntervalSince1970: 1_795_321_800))
+        #expect(RFC3339.date(from: "2026-11-22T04:30:00.123Z") == Date(timeIntervalSince1970: 1_795_321_800))
+    }
+
+    @Test(arguments: ["", "2026-11-22", "2026-02-30T00:00:00Z", "2026-11-22T25:00:00Z", "2026-11-22T04:30:00", "2026-11-22T04:30:00Zjunk", "２０２６-11-22T04:30:00Z"])
+    func refusesWhatIsNotADate(text: String) {
+        #expect(RFC3339.date(from: text) == nil)
+    }
+}
+
+@Suite struct PathTemplateTests {
+    @Test func matchesAndRenders() {
+        let template: PathTemplate = "/api/diaries/{diary_id}/entries"
+        #expect(template.match(["api", "diaries", "7", "entries"]) == ["diary_id": "7"])
+        #expect(template.match(["api", "diaries", "7"]) == nil)
+        #expect(template.match(["api", "entries", "7", "entries"]) == nil)
+        #expect(template.render(["diary_id": "7"]) == "/api/diaries/7/entries")
+        #expect(template.render(["diary_id": "a b/c"]) == "/api/diaries/a%20b%2Fc/entries")
+        #expect(template.description == "/api/diaries/{diary_id}/entries")
+    }
+
+    @Test func everyEndpointHasADistinctMethodAndPath() {
+        let keys = APIEndpoints.all.map { "\($0.method) \($0.path)" }
+        #expect(Set(keys).count == keys.count)
+    }
+}
+
+@Suite struct JSONShapeTests {
+    @Test func entryUsesSnakeCaseAndRFC3339() throws {
+        let date = Date(timeIntervalSince1970: 1_795_321_800)
+        let entry = Entry(id: 42, diaryID: 1, author: "alice", title: "t", body: "b", created: date, updated: date)
+        let object = try JSONSerialization.jsonObject(with: DiaryJSON.makeEncoder().encode(entry)) as? [String: Any]
+        #expect(Set(object?.keys ?? [:].keys) == ["entry_id", "diary_id", "author", "title", "body", "created", "updated"])
+        #expect(object?["created"] as? String == "2026-11-22T04:30:00Z")
+        #expect(try DiaryJSON.makeDecoder().decode(Entry.self, from: DiaryJSON.makeEncoder().encode(entry)) == entry)
+    }
+
+    @Test func pageWritesNullNeighbours() throws {
+        let page = EntryPage(entries: [], page: 1, perPage: 20, total: 0)
+        let text = String(decoding: try DiaryJSON.makeEncoder().encode(page), as: UTF8.self)
+        #expect(text.contains(#""next_page":null"#) && text.contains(#""prev_page":null"#) && text.contains(#""per_page":20"#))
+    }
+
+    @Test func pageNeighbours() {
+        #expect(EntryPage(entries: [], page: 1, perPage: 20, total: 57).nextPage == 2)
+        #expect(EntryPage(entries: [], page: 3, perPage: 20, total: 57).nextPage == nil)
+        #expect(EntryPage(entries: [], page: 3, perPage: 20, total: 57).prevPage == 2)
+        #expect(EntryPage(entries: [], page: 3, perPage: 20, total: 60).nextPage == nil)
+    }
+}
+
+@Suite struct ValidationTests {
+    @Test func titlesAreTrimmedAndBounded() throws {
+        #expect(try NewEntry(title: "  Hi \n", body: "").validated().get().title == "Hi")
+        #expect(throws: ValidationFailure.self) { try NewEntry(title: " \t ", body: "").validated().get() }
+        #expect(throws: ValidationFailure.self) { try NewEntry(title: String(repeating: "x", count: 201), body: "").validated().get() }
+        #expect(try NewEntry(title: String(repeating: "日", count: 200), body: "").validated().get().title.count == 200)
+    }
+
+    @Test func everyWrongFieldIsListed() {
+        guard case .failure(let failure) = NewEntry(title: "", body: "a\u{0}b", diaryID: 0).validated() else {
+            Issue.record("expected a failure")
+            return
+        }
+        #expect(failure.errors.map(\.field) == ["title", "body", "diary_id"])
+    }
+
+    @Test func patchNeedsAField() {
+        #expect((try? EntryPatch().validated().get()) == nil)
+        #expect(try EntryPatch(body: "").validated().get() == EntryPatch(body: ""))
+    }
+}
