@@ -1,0 +1,181 @@
+import DiaryAPI
+import Foundation
+
+/// Sends any `APIEndpoint` to a diary server and decodes its response.
+///
+/// ```swift
+/// let client = DiaryClient(serverURL: URL(string: "http://127.0.0.1:8080")!, token: token)
+/// let entry = try await client.send(GetEntry(entryID: 42))
+/// ```
+///
+/// Failures are `DiaryClientError`s: `APIError` (the server said no), `ConnectionError`
+/// (no answer), `ResponseError` (an answer that is not the promised JSON),
+/// `MissingTokenError` and `InvalidRequestError` (found before sending; nothing was sent).
+public struct DiaryClient: Sendable {
+    /// The server's base URL; endpoint paths are appended to its path.
+    public let serverURL: URL
+    private let token: String?
+    private let transport: any HTTPTransport
+
+    /// - Parameter token: the bearer token, or nil to call only the open endpoints. An empty token counts as none.
+    public init(serverURL: URL, token: String?) {
+        self.init(serverURL: serverURL, token: token, transport: URLSessionTransport())
+    }
+
+    init(serverURL: URL, token: String?, transport: any HTTPTransport) {
+        self.serverURL = serverURL
+        self.token = token.flatMap { $0.isEmpty ? nil : $0 }
+        self.transport = transport
+    }
+
+    /// Whether requests carry an `Authorization` header.
+    public var hasToken: Bool { token != nil }
+
+    // MARK: - Sending
+
+    /// Sends `endpoint` and decodes its response (`NoContent` for a 204).
+    public func send<E: APIEndpoint>(_ endpoint: E) async throws -> E.Response {
+        let response = try await sendRaw(endpoint)
+        return try Self.decode(E.self, from: response)
+    }
+
+    /// Sends `endpoint` and returns the successful answer's bytes undecoded, for printing
+    /// the server's JSON as received. A non-2xx answer still throws `APIError`.
+    public func sendRaw<E: APIEndpoint>(_ endpoint: E) async throws -> RawResponse {
+        let request = try makeRequest(for: endpoint)
+        let response: RawResponse
+        do {
+            response = try await transport.send(request)
+        } catch {
+            throw ConnectionError(serverURL: serverURL, reason: error.reason)
+        }
+        guard (200..<300).contains(response.status) else {
+            throw APIError(response: response)
+        }
+        return response
+    }
+
+    // MARK: - Building requests
+
+    /// The request `send` would make for `endpoint`: URL, method, headers and JSON body.
+    /// Throws `MissingTokenError` or `InvalidRequestError` instead of building a request the server must refuse.
+    public func makeRequest<E: APIEndpoint>(for endpoint: E) throws -> PreparedRequest {
+        let method = E.method.rawValue
+        var headers = ["Accept": "application/json"]
+        if let token {
+            headers["Authorization"] = "Bearer \(token)"
+        } else if E.access == .token {
+            throw MissingTokenError(method: method, path: endpoint.renderedPath)
+        }
+        var body: Data?
+        if let value = endpoint.body {
+            if case .failure(let failure) = value.validated() {
+                throw InvalidRequestError(failure.errors)
+            }
+            body = try DiaryJSON.makeEncoder().encode(value)
+            headers["Content-Type"] = "application/json"
+        }
+        let url = Self.url(serverURL: serverURL, path: endpoint.renderedPath, query: endpoint.query)
+        return PreparedRequest(method: method, url: url, headers: headers, body: body)
+    }
+
+    /// `serverURL` with `path` (already percent-encoded) appended to its own path and `query` as its query.
+    public static func url(serverURL: URL, path: String, query: [URLQueryItem]) -> URL {
+        guard var components = URLComponents(url: serverURL, resolvingAgainstBaseURL: true) else {
+            return serverURL
+        }
+        var basePath = components.percentEncodedPath
+        while basePath.hasSuffix("/") { basePath.removeLast() }
+        components.percentEncodedPath = basePath + path
+        components.percentEncodedQuery = query.isEmpty ? nil : query.map { item in
+            percentEncode(item.name) + (item.value.map { "=" + percentEncode($0) } ?? "")
+        }.joined(separator: "&")
+        components.fragment = nil
+        return components.url ?? serverURL
+    }
+
+    /// Every byte but the unreserved ones (`A-Z a-z 0-9 - . _ ~`) as `%XX`.
+    static func percentEncode(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2, with: "0")
+            }
+        }
+        return out
+    }
+
+    // MARK: - Decoding
+
+    /// The typed response in a successful answer: `NoContent` whatever the body, else the JSON body.
+    public static func decode<E: APIEndpoint>(_ endpoint: E.Type, from response: RawResponse) throws(ResponseError) -> E.Response {
+        if let none = NoContent() as? E.Response {
+            return none
+        }
+        do {
+            return try DiaryJSON.makeDecoder().decode(E.Response.self, from: response.body)
+        } catch {
+            throw ResponseError(
+                method: E.method.rawValue, path: E.path.description, status: response.status,
+                reason: response.body.isEmpty ? "the body is empty" : Self.describe(error)
+            )
+        }
+    }
+
+    /// A decoding error in a few words: "missing entry_id", "wrong type at entries.0.created".
+    static func describe(_ error: any Error) -> String {
+        func path(_ keys: [any CodingKey]) -> String {
+            keys.isEmpty ? "the top level" : keys.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+        }
+        switch error {
+        case DecodingError.keyNotFound(let key, let context):
+            return "missing \(path(context.codingPath + [key]))"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            return "wrong type at \(path(context.codingPath))"
+        case DecodingError.dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "not JSON" : "\(context.debugDescription) at \(path(context.codingPath))"
+        default:
+            return String(describing: error)
+        }
+    }
+}
+
+// MARK: - Descriptions
+
+/// Written out so that printing or dumping a client never shows its token.
+extension DiaryClient: CustomStringConvertible, CustomReflectable {
+    public var description: String {
+        "DiaryClient(\(serverURL.absoluteString), token: \(hasToken ? "set" : "none"))"
+    }
+
+    public var customMirror: Mirror {
+        Mirror(self, children: ["serverURL": serverURL, "hasToken": hasToken])
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int, with pad: Character) -> String {
+        count >= width ? self : String(repeating: pad, count: width - count) + self
+    }
+}
+
+// MARK: - Server address
+
+extension DiaryClient {
+    /// The server URL in `text`: `http://host[:port][/path]` or `https://…`; a bare `host:port`
+    /// means `http://host:port`. Nil when it is not such a URL.
+    public static func serverURL(from text: String) -> URL? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let withScheme = trimmed.contains("://") ? trimmed : "http://" + trimmed
+        guard let components = URLComponents(string: withScheme),
+              let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              let host = components.host, !host.isEmpty,
+              components.query == nil, components.fragment == nil, components.user == nil
+        else { return nil }
+        return components.url
+    }
+}

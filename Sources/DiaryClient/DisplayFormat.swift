@@ -1,0 +1,123 @@
+import DiaryAPI
+import Foundation
+
+// MARK: - Display
+
+/// The plain-text views of the `diary` command: no colours, no trailing spaces, one
+/// newline-terminated string per view so that output stays clean in pipes.
+public enum DisplayFormat {
+    /// "2026-11-22 04:30", in UTC.
+    public static func date(_ date: Date) -> String {
+        let text = RFC3339.string(from: date)   // 2026-11-22T04:30:00Z
+        return String(text.prefix(10)) + " " + String(text.dropFirst(11).prefix(5))
+    }
+
+    // MARK: Entries
+
+    /// One aligned row per entry: id (right-aligned), created date, title.
+    public static func entryRows(_ entries: [Entry]) -> [String] {
+        table(entries.map { [String($0.id), date($0.created), singleLine($0.title)] }, rightAligned: [0])
+    }
+
+    /// A page of entries with its footer, or "no entries yet".
+    /// `perPage` and `diaryID` are the options the user gave, repeated in the suggested next command.
+    public static func entryListing(_ page: EntryPage, perPage: Int? = nil, diaryID: Int64? = nil) -> String {
+        if page.total == 0 && page.entries.isEmpty {
+            return "no entries yet\n"
+        }
+        var lines = entryRows(page.entries)
+        if page.entries.isEmpty {
+            lines.append("no entries on page \(page.page)")
+        }
+        lines.append(pageFooter(page, perPage: perPage, diaryID: diaryID))
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// "page 1 of 3 · 57 entries · next: diary list --page 2" (no "next" on the last page).
+    public static func pageFooter(_ page: EntryPage, perPage: Int? = nil, diaryID: Int64? = nil) -> String {
+        var parts = ["page \(page.page) of \(pageCount(total: page.total, perPage: page.perPage))", count(page.total, "entry", "entries")]
+        if let next = page.nextPage {
+            parts.append("next: " + listCommand(page: next, perPage: perPage, diaryID: diaryID))
+        }
+        return parts.joined(separator: " · ")
+    }
+
+    /// The number of pages `total` items fill, at least 1.
+    public static func pageCount(total: Int, perPage: Int) -> Int {
+        guard perPage > 0, total > 0 else { return 1 }
+        return (total - 1) / perPage + 1
+    }
+
+    /// "diary list --page 2 --per-page 10 --diary 3", with only the options given.
+    public static func listCommand(page: Int, perPage: Int? = nil, diaryID: Int64? = nil) -> String {
+        var words = ["diary", "list", "--page", String(page)]
+        if let perPage { words += ["--per-page", String(perPage)] }
+        if let diaryID { words += ["--diary", String(diaryID)] }
+        return words.joined(separator: " ")
+    }
+
+    /// Title; "author · created" (and "· edited updated" when it changed); a blank line; the body.
+    public static func entryDetail(_ entry: Entry) -> String {
+        var meta = "\(singleLine(entry.author)) · \(date(entry.created))"
+        if entry.updated != entry.created {
+            meta += " · edited \(date(entry.updated))"
+        }
+        var text = singleLine(entry.title) + "\n" + meta + "\n"
+        if !entry.body.isEmpty {
+            text += "\n" + entry.body + (entry.body.last?.isNewline == true ? "" : "\n")
+        }
+        return text
+    }
+
+    // MARK: Diaries and users
+
+    /// One aligned row per diary: id, owner, entry count, title.
+    public static func diaryRows(_ diaries: [Diary]) -> [String] {
+        table(
+            diaries.map { [String($0.id), singleLine($0.owner), count($0.entryCount, "entry", "entries"), singleLine($0.title)] },
+            rightAligned: [0, 2]
+        )
+    }
+
+    /// The diary rows, or "no diaries yet".
+    public static func diaryListing(_ list: DiaryList) -> String {
+        list.diaries.isEmpty ? "no diaries yet\n" : diaryRows(list.diaries).joined(separator: "\n") + "\n"
+    }
+
+    /// "alice (user 7)"
+    public static func user(_ user: User) -> String {
+        "\(singleLine(user.name)) (user \(user.id))\n"
+    }
+
+    // MARK: Helpers
+
+    /// "1 entry", "57 entries".
+    public static func count(_ n: Int, _ singular: String, _ plural: String) -> String {
+        "\(n) \(n == 1 ? singular : plural)"
+    }
+
+    /// Columns separated by two spaces, padded to the widest cell; the last column is not padded.
+    public static func table(_ rows: [[String]], rightAligned: Set<Int> = []) -> [String] {
+        let columns = rows.map(\.count).max() ?? 0
+        var widths = [Int](repeating: 0, count: columns)
+        for row in rows {
+            for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) }
+        }
+        return rows.map { row in
+            row.enumerated().map { i, cell in
+                let pad = String(repeating: " ", count: widths[i] - cell.count)
+                if rightAligned.contains(i) { return pad + cell }
+                return i == row.count - 1 ? cell : cell + pad
+            }.joined(separator: "  ")
+        }
+    }
+
+    /// Server text made safe for one row: line breaks and other control characters become spaces.
+    static func singleLine(_ text: String) -> String {
+        var out = ""
+        out.unicodeScalars.append(contentsOf: text.unicodeScalars.map { scalar in
+            scalar.properties.generalCategory == .control || scalar.properties.isWhitespace && scalar != " " ? " " : scalar
+        })
+        return out
+    }
+}

@@ -1,0 +1,58 @@
+import ArgumentParser
+import DiaryAPI
+import DiaryClient
+
+// MARK: - diary add
+
+extension DiaryCommand {
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write a new entry.",
+            discussion: """
+                The text comes from --body, else standard input when it is not a terminal, else $EDITOR \
+                (default: vi). Without a title argument, the text's first line is the title \
+                ("# " removed) and the rest, after a blank line, is the body.
+                """
+        )
+
+        @OptionGroup var globals: GlobalOptions
+
+        @Argument(help: "The title (default: the first line of the text).")
+        var title: String?
+
+        @Option(help: ArgumentHelp("The body (default: standard input, else $EDITOR).", valueName: "text"))
+        var body: String?
+
+        @Option(help: ArgumentHelp("The diary to write in (default: your first diary).", valueName: "diary-id"))
+        var diary: Int64?
+
+        func validate() throws {
+            if let diary { try validateID(diary, "--diary") }
+        }
+
+        func run() async throws {
+            let client = try globals.makeClient(requiringToken: true)
+            let parts = try entryParts()
+            let entry = try await client.send(CreateEntry(NewEntry(title: parts.title, body: parts.body, diaryID: diary)))
+            Output.write("created entry \(entry.id): \(entry.title)")
+        }
+
+        /// Title and body from the arguments, standard input or the editor.
+        private func entryParts() throws -> EntryText.Parts {
+            if let body {
+                // Given on the command line: taken as written.
+                return title.map { EntryText.Parts(title: $0, body: body) } ?? EntryText.parse(body)
+            }
+            let text: String
+            if !StandardInput.isTerminal {
+                text = try StandardInput.readAll()
+            } else {
+                text = try Editor.edit("")
+                guard !EntryText.isBlank(text) || title != nil else {
+                    throw CommandFailure("the text is empty; no entry was created")
+                }
+            }
+            return title.map { EntryText.Parts(title: $0, body: EntryText.cleanBody(text)) } ?? EntryText.parse(text)
+        }
+    }
+}

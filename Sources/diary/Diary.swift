@@ -1,0 +1,40 @@
+import ArgumentParser
+import DiaryClient
+
+// MARK: - diary
+
+/// `diary [--server URL] [--token TOKEN] COMMAND`: the command-line client of a diary server.
+@main
+struct DiaryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "diary",
+        abstract: "Read and write entries on a diary server.",
+        discussion: """
+            The server is --server, else $DIARY_SERVER, else \(GlobalOptions.defaultServer). \
+            Commands that change entries need a token: --token, else $DIARY_TOKEN.
+
+            Exit status: 0 on success, 1 when a request or the command failed, 64 for a usage error.
+            """,
+        subcommands: [List.self, Show.self, Add.self, Edit.self, Delete.self, Diaries.self, WhoAmI.self]
+    )
+
+    @OptionGroup var globals: GlobalOptions
+
+    /// argument-parser's `main`, except that failed requests print one "error: …" line and exit 1.
+    static func main() async {
+        do {
+            var command = try await asyncParseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            guard let message = ErrorReport.message(for: error) else {
+                exit(withError: error)
+            }
+            Output.error(message)
+            exit(withError: ExitCode.failure)
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import ArgumentParser
+import DiaryAPI
+import DiaryClient
+
+// MARK: - diary edit
+
+extension DiaryCommand {
+    struct Edit: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change an entry.",
+            discussion: """
+                With --title or --body, changes only those fields. With neither, opens the entry in \
+                $EDITOR (default: vi) as its title, a blank line and its body, and saves what you write.
+                """
+        )
+
+        @OptionGroup var globals: GlobalOptions
+
+        @Argument(help: "The entry's id.")
+        var entryID: Int64
+
+        @Option(help: "The new title.")
+        var title: String?
+
+        @Option(help: ArgumentHelp("The new body.", valueName: "text"))
+        var body: String?
+
+        func validate() throws {
+            try validateID(entryID, "entry-id")
+        }
+
+        func run() async throws {
+            let client = try globals.makeClient(requiringToken: true)
+            if title != nil || body != nil {
+                let entry = try await client.send(UpdateEntry(entryID: entryID, EntryPatch(title: title, body: body)))
+                Output.write("updated entry \(entry.id)")
+                return
+            }
+
+            let entry = try await client.send(GetEntry(entryID: entryID))
+            let original = EntryText.compose(title: entry.title, body: entry.body)
+            let edited = try Editor.edit(original)
+            // Titles are kept as written here: one that starts with "# " is the entry's own.
+            let before = EntryText.parse(original, stripsHeading: false)
+            let after = EntryText.parse(edited, stripsHeading: false)
+            guard after != before else {
+                Output.write("nothing changed")
+                return
+            }
+            guard !EntryText.isBlank(edited) else {
+                throw CommandFailure("the text is empty; entry \(entryID) was not changed")
+            }
+            let updated = try await client.send(ReplaceEntry(entryID: entryID, EntryReplacement(title: after.title, body: after.body)))
+            Output.write("updated entry \(updated.id)")
+        }
+    }
+}

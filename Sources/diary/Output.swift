@@ -1,0 +1,57 @@
+import DiaryClient
+import Foundation
+
+// MARK: - Output
+
+/// Everything the command prints goes through here: results to standard output as plain
+/// text (no colours, so pipes stay clean), failures to standard error as one line.
+enum Output {
+    /// Writes `text` to standard output, adding a final newline when it has none.
+    static func write(_ text: String) {
+        let line = text.hasSuffix("\n") ? text : text + "\n"
+        try? FileHandle.standardOutput.write(contentsOf: Data(line.utf8))
+    }
+
+    /// Writes the server's bytes as received, then a newline if they do not end with one.
+    static func write(raw body: Data) {
+        var bytes = body
+        if bytes.last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }
+        try? FileHandle.standardOutput.write(contentsOf: bytes)
+    }
+
+    /// "error: MESSAGE" on standard error, on one line.
+    static func error(_ message: String) {
+        let line = "error: " + TextLine.oneLine(message, limit: 1000) + "\n"
+        try? FileHandle.standardError.write(contentsOf: Data(line.utf8))
+    }
+}
+
+// MARK: - Errors
+
+/// A failure of the command itself (not of a request), with the one line to print.
+struct CommandFailure: Error, CustomStringConvertible {
+    var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+
+    static let missingToken = CommandFailure("this command needs an API token: pass --token TOKEN or set DIARY_TOKEN")
+}
+
+enum ErrorReport {
+    /// The one line to print for an error of a request or of a command, or nil for
+    /// argument-parser's own errors (usage, help, `ExitCode`), which it reports itself.
+    static func message(for error: any Error) -> String? {
+        switch error {
+        case is MissingTokenError:
+            CommandFailure.missingToken.description
+        case let error as any DiaryClientError:
+            error.description
+        case let error as CommandFailure:
+            error.description
+        default:
+            nil
+        }
+    }
+}
