@@ -1,0 +1,122 @@
+import CMicroHTTPD
+import Glibc
+import HTTPCore
+import Synchronization
+
+/// What the callbacks share across worker threads, passed to libmicrohttpd as `cls`.
+/// The server holds it strongly until `MHD_stop_daemon` returned, so callbacks borrow it unretained.
+final class DaemonContext: Sendable {
+    let responder: any HTTPResponder
+    let maxBodySize: Int
+    /// Requests begun (request line read) and not yet completed; shutdown waits for 0.
+    let inFlight = Atomic<Int>(0)
+    /// Set once shutdown began: answers then carry `Connection: close` so keep-alive clients leave.
+    let draining = Atomic<Bool>(false)
+
+    init(responder: any HTTPResponder, maxBodySize: Int) {
+        self.responder = responder
+        self.maxBodySize = maxBodySize
+    }
+
+    var opaque: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+    static func from(_ pointer: UnsafeMutableRawPointer) -> DaemonContext {
+        Unmanaged<DaemonContext>.fromOpaque(pointer).takeUnretainedValue()
+    }
+}
+
+// The callbacks live in this library module, not in an executable's top-level code: closures
+// there are main-actor isolated, and Swift 6 traps when libmicrohttpd's threads call them.
+enum DaemonCallbacks {
+    /// `MHD_OPTION_URI_LOG_CALLBACK`: the one place the request target is seen unparsed. Rebuilding
+    /// the query from the GET arguments would lose `+` (turned into a space before any unescape
+    /// callback) and a bare `?`. Its result becomes `*con_cls`.
+    static let requestStarted: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = { cls, uri, _ in
+        guard let cls else { return nil }
+        let accumulator = RequestAccumulator(rawTarget: uri.map { String(cString: $0) } ?? "")
+        DaemonContext.from(cls).inFlight.add(1, ordering: .relaxed)
+        return Unmanaged.passRetained(accumulator).toOpaque()
+    }
+
+    /// `MHD_OPTION_NOTIFY_COMPLETED`: frees what `requestStarted` made, whatever way the request ended.
+    static let requestCompleted: MHD_RequestCompletedCallback = { cls, _, conCls, _ in
+        guard let cls, let conCls, let state = conCls.pointee else { return }
+        conCls.pointee = nil
+        Unmanaged<RequestAccumulator>.fromOpaque(state).release()
+        DaemonContext.from(cls).inFlight.subtract(1, ordering: .releasing)
+    }
+
+    /// `MHD_OPTION_UNESCAPE_CALLBACK`: leaves libmicrohttpd's copies of the URL and arguments
+    /// encoded. Nothing reads them (the raw target comes from `requestStarted`), so decoding them
+    /// would be wasted; the router decodes, and refuses bad escapes.
+    static let keepEscaped: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<CChar>?) -> Int = { _, _, text in
+        text.map { strlen($0) } ?? 0
+    }
+
+    /// Collects every header occurrence in order, so that duplicates stay visible.
+    private static let collectHeader: MHD_KeyValueIterator = { cls, _, key, value in
+        guard let cls, let key else { return .YES }
+        let headers = cls.assumingMemoryBound(to: HTTPHeaders.self)
+        headers.pointee.add(String(cString: key), value.map { String(cString: $0) } ?? "")
+        return .YES
+    }
+
+    /// The access handler, called first with the headers, then once per body chunk, then with no data.
+    static let accessHandler: MHD_AccessHandlerCallback = { cls, connection, _, method, _, uploadData, uploadDataSize, conCls in
+        guard let cls, let connection, let uploadDataSize, let state = conCls?.pointee else { return .NO }
+        let context = DaemonContext.from(cls)
+        let request = Unmanaged<RequestAccumulator>.fromOpaque(state).takeUnretainedValue()
+
+        if !request.headersRead {
+            var headers = HTTPHeaders()
+            withUnsafeMutablePointer(to: &headers) { pointer in
+                _ = MHD_get_connection_values(connection, .HEADER_KIND, collectHeader, pointer)
+            }
+            request.setHead(method: method.map { String(cString: $0) } ?? "", headers: headers)
+            if let refusal = request.refusal(maxBodySize: context.maxBodySize) {
+                // Queued before the body is read: libmicrohttpd then skips `100 Continue`, drops the body
+                // and, with `Connection: close`, the connection, so nothing left over is read as a request.
+                let response = context.responder.respond(to: refusal, request: request.head)
+                return queue(response, on: connection, closing: true)
+            }
+            return .YES
+        }
+
+        if uploadDataSize.pointee > 0 {
+            let chunk = UnsafeRawBufferPointer(start: uploadData, count: uploadDataSize.pointee)
+            uploadDataSize.pointee = 0
+            return request.append(chunk, maxBodySize: context.maxBodySize) ? .YES : .NO
+        }
+
+        if request.bodyTooLarge {
+            let response = context.responder.respond(to: .bodyTooLarge(limit: context.maxBodySize), request: request.head)
+            return queue(response, on: connection, closing: true)
+        }
+        let response = context.responder.respond(to: request.complete)
+        return queue(response, on: connection, closing: context.draining.load(ordering: .relaxed))
+    }
+
+    /// Copies the response into libmicrohttpd and queues it. `Content-Length` and `Transfer-Encoding`
+    /// are left out: libmicrohttpd frames the body itself (and keeps the length right for HEAD).
+    private static func queue(_ response: HTTPResponse, on connection: OpaquePointer, closing: Bool) -> MHD_Result {
+        let created = response.body.withUnsafeBytes { bytes in
+            MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+        }
+        guard let created else { return .NO }
+        defer { MHD_destroy_response(created) }
+        for (name, value) in response.headers {
+            let lowered = name.lowercased()
+            if lowered == "content-length" || lowered == "transfer-encoding" || (closing && lowered == "connection") {
+                continue
+            }
+            // libmicrohttpd refuses (and so drops) a value with CR or LF: no header injection.
+            // It refuses an empty value too; one space reads as empty to every client.
+            _ = MHD_add_response_header(created, name, value.isEmpty ? " " : value)
+        }
+        if closing {
+            _ = MHD_add_response_header(created, "Connection", "close")
+        }
+        let status = (100...999).contains(response.status) ? response.status : 500
+        return MHD_queue_response(connection, UInt32(status), created)
+    }
+}

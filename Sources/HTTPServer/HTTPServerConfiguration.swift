@@ -1,0 +1,48 @@
+import Glibc
+
+/// Where and how the server listens, and the limits that keep one client from exhausting it.
+/// The defaults change libmicrohttpd's own where they are unsafe (no timeout, no per-IP limit).
+public struct HTTPServerConfiguration: Sendable {
+    /// An IPv4 or IPv6 address, or a name such as `localhost` (resolved, IPv4 tried first).
+    public var host: String
+    /// The TCP port; 0 picks a free one, read it back from `HTTPServer.port`.
+    public var port: Int
+    /// Worker threads. Responders run on them synchronously, so a slow responder holds one.
+    public var threads: Int
+    /// The largest request body accepted; larger ones get 413 and the connection is closed.
+    public var maxBodySize: Int
+    /// Seconds a connection may stay idle before it is closed (libmicrohttpd's default is never).
+    public var connectionTimeout: Int
+    /// Connections open at once, across all clients.
+    public var connectionLimit: Int
+    /// Connections open at once from one IP address (libmicrohttpd's default is unlimited).
+    public var perIPConnectionLimit: Int
+    /// Bytes of memory per connection for the request line, headers and read buffer.
+    /// Requests whose headers do not fit are answered by libmicrohttpd itself (431 or 414).
+    public var connectionMemoryLimit: Int
+
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 8080,
+        threads: Int = HTTPServerConfiguration.defaultThreadCount,
+        maxBodySize: Int = 2_097_152,
+        connectionTimeout: Int = 30,
+        connectionLimit: Int = 1024,
+        perIPConnectionLimit: Int = 256,
+        connectionMemoryLimit: Int = 32 * 1024
+    ) {
+        self.host = host
+        self.port = port
+        self.threads = threads
+        self.maxBodySize = maxBodySize
+        self.connectionTimeout = connectionTimeout
+        self.connectionLimit = connectionLimit
+        self.perIPConnectionLimit = perIPConnectionLimit
+        self.connectionMemoryLimit = connectionMemoryLimit
+    }
+
+    /// One thread per online core, but at least 2 so one slow responder cannot stall every client.
+    public static var defaultThreadCount: Int {
+        max(2, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+    }
+}

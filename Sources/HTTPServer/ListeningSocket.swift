@@ -1,0 +1,93 @@
+import Glibc
+
+/// Opens the listening socket before libmicrohttpd starts, so a failure can name its cause
+/// (`MHD_start_daemon` only returns NULL) and port 0 can be read back with `getsockname`.
+enum ListeningSocket {
+    /// A bound, listening, non-blocking socket and the port it got.
+    struct Bound {
+        var descriptor: Int32
+        var port: Int
+    }
+
+    static func open(host: String, port: Int) throws(HTTPServerError) -> Bound {
+        let place = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, String(port), &hints, &list)
+        guard status == 0, let list else {
+            throw HTTPServerError("cannot resolve \(host): \(String(cString: gai_strerror(status)))")
+        }
+        defer { freeaddrinfo(list) }
+
+        // IPv4 first: "localhost" usually resolves to ::1 as well, and clients mostly try 127.0.0.1.
+        var candidates: [UnsafeMutablePointer<addrinfo>] = []
+        var next: UnsafeMutablePointer<addrinfo>? = list
+        while let info = next {
+            candidates.append(info)
+            next = info.pointee.ai_next
+        }
+        candidates.sort { ($0.pointee.ai_family == AF_INET ? 0 : 1) < ($1.pointee.ai_family == AF_INET ? 0 : 1) }
+
+        var lastError = HTTPServerError("cannot listen on \(place): no address found")
+        for info in candidates {
+            do {
+                return try bind(info.pointee)
+            } catch let error {
+                lastError = HTTPServerError("cannot listen on \(place): \(error)")
+            }
+        }
+        throw lastError
+    }
+
+    private struct SystemCallError: Error, CustomStringConvertible {
+        var call: String
+        var code: Int32
+        var description: String { "\(String(cString: strerror(code))) (\(call))" }
+    }
+
+    private static func bind(_ info: addrinfo) throws(SystemCallError) -> Bound {
+        let descriptor = socket(info.ai_family, info.ai_socktype | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), info.ai_protocol)
+        guard descriptor >= 0 else { throw SystemCallError(call: "socket", code: errno) }
+        do throws(SystemCallError) {
+            // Lets a restarted server bind while old connections sit in TIME_WAIT.
+            var one: Int32 = 1
+            guard setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size)) == 0 else {
+                throw SystemCallError(call: "setsockopt", code: errno)
+            }
+            if info.ai_family == AF_INET6 {
+                // An IPv6 address means only IPv6, as it reads.
+                guard setsockopt(descriptor, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size)) == 0 else {
+                    throw SystemCallError(call: "setsockopt", code: errno)
+                }
+            }
+            guard Glibc.bind(descriptor, info.ai_addr, info.ai_addrlen) == 0 else { throw SystemCallError(call: "bind", code: errno) }
+            guard listen(descriptor, SOMAXCONN) == 0 else { throw SystemCallError(call: "listen", code: errno) }
+            return Bound(descriptor: descriptor, port: try boundPort(of: descriptor))
+        } catch {
+            close(descriptor)
+            throw error
+        }
+    }
+
+    private static func boundPort(of descriptor: Int32) throws(SystemCallError) -> Int {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let result = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        guard result == 0 else { throw SystemCallError(call: "getsockname", code: errno) }
+        switch Int32(storage.ss_family) {
+        case AF_INET:
+            return withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
+            }
+        default:
+            return withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) }
+            }
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import HTTPCore
+
+/// One request's state between libmicrohttpd's calls to the access handler, carried in
+/// `*con_cls`: created when the request line arrives, released when the request completes.
+final class RequestAccumulator {
+    /// The request target exactly as sent, before libmicrohttpd splits off and parses the query.
+    let path: String
+    let rawQuery: String?
+    private(set) var method = ""
+    private(set) var headers = HTTPHeaders()
+    private(set) var headersRead = false
+    private(set) var body: [UInt8] = []
+    /// Set when a body without `Content-Length` grew past the limit; the rest is read and dropped.
+    private(set) var bodyTooLarge = false
+    private var droppedBytes = 0
+
+    init(rawTarget: String) {
+        if let mark = rawTarget.firstIndex(of: "?") {
+            path = String(rawTarget[..<mark])
+            rawQuery = String(rawTarget[rawTarget.index(after: mark)...])
+        } else {
+            path = rawTarget
+            rawQuery = nil
+        }
+    }
+
+    /// What was read so far, with an empty body: the request an error response is made for.
+    var head: HTTPRequest {
+        HTTPRequest(method: method, path: path, rawQuery: rawQuery, headers: headers)
+    }
+
+    var complete: HTTPRequest {
+        HTTPRequest(method: method, path: path, rawQuery: rawQuery, headers: headers, body: body)
+    }
+
+    func setHead(method: String, headers: HTTPHeaders) {
+        self.method = method
+        self.headers = headers
+        headersRead = true
+    }
+
+    /// Why the headers alone already rule the request out, or nil. libmicrohttpd 0.9.75 takes the
+    /// first of two `Content-Length`s and reads the rest as a second request, a smuggling hole.
+    func refusal(maxBodySize: Int) -> HTTPRequestError? {
+        let lengths = headers.values(for: "Content-Length")
+        let encodings = headers.values(for: "Transfer-Encoding")
+        if lengths.count > 1 {
+            return .malformed("The request has more than one Content-Length header.")
+        }
+        if !lengths.isEmpty && !encodings.isEmpty {
+            return .malformed("The request has both Content-Length and Transfer-Encoding headers.")
+        }
+        if !encodings.isEmpty && (encodings.count > 1 || !encodings[0].trimmingSpaces.caseInsensitiveEqualsChunked) {
+            return .malformed("The only Transfer-Encoding accepted is a single chunked.")
+        }
+        if let length = lengths.first?.trimmingSpaces {
+            guard !length.isEmpty, length.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+                return .malformed("The Content-Length header is not a number.")
+            }
+            // All digits but too long for Int is too large as well.
+            if (Int(length) ?? Int.max) > maxBodySize {
+                return .bodyTooLarge(limit: maxBodySize)
+            }
+        }
+        return nil
+    }
+
+    /// Appends a chunk of body; past the limit the body is dropped and later chunks only counted.
+    /// Returns false once the client sent far more than allowed, to close the connection unanswered.
+    func append(_ chunk: UnsafeRawBufferPointer, maxBodySize: Int) -> Bool {
+        if bodyTooLarge {
+            droppedBytes += chunk.count
+            // Reading a huge refused body to its end only to say 413 wastes bandwidth: after as
+            // much again as the limit (at least 1 MiB) the client gets no answer, just a closed connection.
+            return droppedBytes <= max(maxBodySize, 1_048_576)
+        }
+        if body.count + chunk.count > maxBodySize {
+            bodyTooLarge = true
+            body = []
+            return true
+        }
+        body.append(contentsOf: chunk)
+        return true
+    }
+}
+
+extension String {
+    fileprivate var trimmingSpaces: Substring {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
+        return self[first...last]
+    }
+}
+
+extension Substring {
+    fileprivate var caseInsensitiveEqualsChunked: Bool {
+        lowercased() == "chunked"
+    }
+}

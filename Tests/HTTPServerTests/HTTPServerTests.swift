@@ -1,0 +1,341 @@
+import Glibc
+import HTTPCore
+import Synchronization
+import Testing
+@testable import HTTPServer
+
+@Suite("HTTPServer over a real loopback socket")
+struct HTTPServerTests {
+    @Test func getEchoesMethodPathAndQuery() throws {
+        try withServer { server, _ in
+            let connection = try RawConnection(port: server.port)
+            try connection.send("GET /hello/world?x=1&y=two HTTP/1.1\r\nHost: test\r\nX-Custom: a value\r\n\r\n")
+            let response = try connection.readResponse()
+            #expect(response.status == 200)
+            #expect(response.text == "GET /hello/world x=1&y=two")
+            #expect(response.header("X-Method") == "GET")
+            #expect(response.header("Content-Type") == "text/plain; charset=utf-8")
+            #expect(response.values("Date").count == 1)
+        }
+    }
+
+    @Test func requestHeadersArriveInOrderWithDuplicates() throws {
+        struct HeaderEcho: HTTPResponder {
+            func respond(to request: HTTPRequest) -> HTTPResponse {
+                let text = request.headers.fields.map { "\($0.name)=\($0.value)" }.joined(separator: "|")
+                return HTTPResponse(status: 200, body: Array(text.utf8))
+            }
+        }
+        let server = HTTPServer(configuration: HTTPServerConfiguration(port: 0, threads: 2), responder: HeaderEcho())
+        try server.start()
+        defer { server.shutdown() }
+        let connection = try RawConnection(port: server.port)
+        try connection.send("GET / HTTP/1.1\r\nHost: h\r\nAccept: a\r\nX-Tag: 1\r\nx-tag: 2\r\n\r\n")
+        #expect(try connection.readResponse().text == "Host=h|Accept=a|X-Tag=1|x-tag=2")
+    }
+
+    @Test func postBodiesAreEchoed() throws {
+        try withServer { server, _ in
+            let connection = try RawConnection(port: server.port)
+            try connection.send("POST /echo HTTP/1.1\r\nHost: test\r\nContent-Length: 11\r\n\r\nhello world")
+            let small = try connection.readResponse()
+            #expect(small.status == 200)
+            #expect(small.text == "hello world")
+
+            var generator = SystemRandomNumberGenerator()
+            let big = (0..<1_048_576).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            try connection.send("POST /echo HTTP/1.1\r\nHost: test\r\nContent-Length: \(big.count)\r\n\r\n")
+            try connection.send(big)
+            let echoed = try connection.readResponse()
+            #expect(echoed.status == 200)
+            #expect(echoed.header("X-Body-Length") == "1048576")
+            #expect(echoed.body == big)
+        }
+    }
+
+    @Test func chunkedBodyWithinTheLimitIsAssembled() throws {
+        try withServer(maxBodySize: 1000) { server, _ in
+            let connection = try RawConnection(port: server.port)
+            try connection.send("POST /echo HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n")
+            let response = try connection.readResponse()
+            #expect(response.status == 200)
+            #expect(response.text == "hello world")
+        }
+    }
+
+    @Test func bodyOverTheLimitByContentLengthGets413AndCloses() throws {
+        try withServer(maxBodySize: 1000) { server, probe in
+            let connection = try RawConnection(port: server.port)
+            // Only the head is sent: the answer must come before the body, and without 100 Continue.
+            try connection.send("POST /upload HTTP/1.1\r\nHost: test\r\nContent-Length: 1001\r\nExpect: 100-continue\r\n\r\n")
+            let response = try connection.readResponse()
+            #expect(response.status == 413)
+            #expect(response.header("X-Refused") == HTTPRequestError.bodyTooLarge(limit: 1000).reason)
+            #expect(response.header("X-Path") == "/upload")
+            #expect(response.header("Connection")?.lowercased() == "close")
+            #expect(try connection.isClosedByServer())
+            #expect(probe.calls.load(ordering: .relaxed) == 0)
+        }
+    }
+
+    @Test func bodyAtTheLimitIsAccepted() throws {
+        try withServer(maxBodySize: 1000) { server, _ in
+            let connection = try RawConnection(port: server.port)
+            try connection.send("PUT /upload HTTP/1.1\r\nHost: test\r\nContent-Length: 1000\r\n\r\n" + String(repeating: "a", count: 1000))
+            let response = try connection.readResponse()
+            #expect(response.status == 200)
+            #expect(response.body.count == 1000)
+        }
+    }
+
+    @Test func chunkedBodyOverTheLimitGets413AndCloses() throws {
+        try withServer(maxBodySize: 1000) { server, probe in
+            let connection = try RawConnection(port: server.port)
+            var request = "POST /upload HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n"
+            for _ in 0..<5 {
+                request += "190\r\n" + String(repeating: "b", count: 400) + "\r\n"
+            }
+            request += "0\r\n\r\n"
+            try connection.send(request)
+            let response = try connection.readResponse()
+            #expect(response.status == 413)
+            #expect(response.header("Connection")?.lowercased() == "close")
+            #expect(try connection.isClosedByServer())
+            #expect(probe.calls.load(ordering: .relaxed) == 0)
+        }
+    }
+
+    @Test func duplicateContentLengthGets400AndTheSmuggledRequestIsNeverServed() throws {
+        try withServer { server, probe in
+            let connection = try RawConnection(port: server.port)
+            let smuggled = "GET /smuggled HTTP/1.1\r\nHost: test\r\n\r\n"
+            try connection.send("POST /a HTTP/1.1\r\nHost: test\r\nContent-Length: 0\r\nContent-Length: \(smuggled.utf8.count)\r\n\r\n" + smuggled)
+            let response = try connection.readResponse()
+            #expect(response.status == 400)
+            #expect(response.header("X-Refused") == "The request has more than one Content-Length header.")
+            #expect(response.header("Connection")?.lowercased() == "close")
+            #expect(try connection.isClosedByServer())
+            #expect(probe.calls.load(ordering: .relaxed) == 0)
+        }
+    }
+
+    @Test func contentLengthWithTransferEncodingGets400AndCloses() throws {
+        try withServer { server, probe in
+            let connection = try RawConnection(port: server.port)
+            try connection.send("POST /a HTTP/1.1\r\nHost: test\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
+            let response = try connection.readResponse()
+            #expect(response.status == 400)
+            #expect(response.header("X-Refused") == "The request has both Content-Length and Transfer-Encoding headers.")
+            #expect(try connection.isClosedByServer())
+            #expect(probe.calls.load(ordering: .relaxed) == 0)
+        }
+    }
+
+    @Test(arguments: [
+        ("/api/a%20b?x=1%262&y", "/api/a%20b", "x=1%262&y"),
+        ("/p?a+b=c+d&&e=&f", "/p", "a+b=c+d&&e=&f"),
+        ("/%2F/%zz/%C3%A9?q=%E2%82%AC#", "/%2F/%zz/%C3%A9", "q=%E2%82%AC#"),
+        ("/no-query", "/no-query", "<none>"),
+        ("/empty-query?", "/empty-query", ""),
+    ])
+    func pathAndQueryArriveRaw(target: String, path: String, query: String) throws {
+        try withServer { server, _ in
+            let connection = try RawConnection(port: server.port)
+            try connection.send("GET \(target) HTTP/1.1\r\nHost: test\r\n\r\n")
+            let response = try connection.readResponse()
+            #expect(response.status == 200)
+            #expect(response.header("X-Path") == path)
+            #expect(response.header("X-Query") == query)
+        }
+    }
+
+    @Test func headGetsTheGetHeadersWithoutABody() throws {
+        try withServer { server, _ in
+            let connection = try RawConnection(port: server.port)
+            try connection.send("HEAD /thing HTTP/1.1\r\nHost: test\r\n\r\n")
+            let head = try connection.readResponse(bodyless: true)
+            #expect(head.status == 200)
+            #expect(head.header("X-Method") == "HEAD")
+            #expect(head.values("Content-Length") == [String("HEAD /thing <none>".utf8.count)])
+            // Had a body been sent, it would now be read as the next response's status line.
+            try connection.send("GET /after HTTP/1.1\r\nHost: test\r\n\r\n")
+            let next = try connection.readResponse()
+            #expect(next.status == 200)
+            #expect(next.text == "GET /after <none>")
+        }
+    }
+
+    @Test func contentLengthComesFromTheBodyNotTheResponder() throws {
+        try withServer { server, _ in
+            let connection = try RawConnection(port: server.port)
+            try connection.send("GET /wrong-length HTTP/1.1\r\nHost: test\r\n\r\n")
+            let response = try connection.readResponse()
+            #expect(response.values("Content-Length") == ["3"])
+            #expect(response.text == "abc")
+            try connection.send("GET /empty HTTP/1.1\r\nHost: test\r\n\r\n")
+            let empty = try connection.readResponse()
+            #expect(empty.status == 204)
+            try connection.send("GET /still-open HTTP/1.1\r\nHost: test\r\n\r\n")
+            #expect(try connection.readResponse().text == "GET /still-open <none>")
+        }
+    }
+
+    @Test func keepAliveServesTwoRequestsOnOneConnection() throws {
+        try withServer { server, _ in
+            let connection = try RawConnection(port: server.port, timeoutSeconds: 1)
+            try connection.send("GET /one HTTP/1.1\r\nHost: test\r\n\r\n")
+            #expect(try connection.readResponse().text == "GET /one <none>")
+            try connection.send("POST /two HTTP/1.1\r\nHost: test\r\nContent-Length: 3\r\n\r\nabc")
+            #expect(try connection.readResponse().text == "abc")
+            #expect(try connection.isClosedByServer() == false)
+        }
+    }
+
+    @Test func http11WithoutHostIsRefusedAndLeavesNothingInFlight() throws {
+        try withServer { server, probe in
+            let connection = try RawConnection(port: server.port)
+            try connection.send("GET /x HTTP/1.1\r\n\r\n")
+            #expect(try connection.readResponse().status == 400)
+            #expect(probe.calls.load(ordering: .relaxed) == 0)
+            #expect(eventually { server.inFlightRequestCount == 0 })
+        }
+    }
+
+    @Test func clientHangingUpMidBodyLeavesNothingInFlight() throws {
+        try withServer { server, probe in
+            do {
+                let connection = try RawConnection(port: server.port)
+                try connection.send("POST /x HTTP/1.1\r\nHost: test\r\nContent-Length: 100\r\n\r\nonly part")
+                #expect(eventually { server.inFlightRequestCount == 1 })
+            }
+            #expect(eventually { server.inFlightRequestCount == 0 })
+            #expect(probe.calls.load(ordering: .relaxed) == 0)
+        }
+    }
+
+    @Test func shutdownLetsARequestInFlightFinishThenRefusesConnections() throws {
+        let probe = EchoResponder.Probe()
+        let server = HTTPServer(configuration: HTTPServerConfiguration(port: 0, threads: 2), responder: EchoResponder(probe: probe))
+        try server.start()
+        let port = server.port
+        let connection = try RawConnection(port: port)
+        try connection.send("GET /slow HTTP/1.1\r\nHost: test\r\n\r\n")
+        #expect(eventually { probe.slowRequestStarted.load(ordering: .acquiring) })
+        let slowStarted = ContinuousClock.now
+
+        let took = Mutex<Duration?>(nil)
+        let shutdown = TestThread {
+            let started = ContinuousClock.now
+            server.shutdown(gracePeriod: .seconds(5))
+            took.withLock { $0 = ContinuousClock.now - started }
+        }
+        // While the slow request still runs, new connections are already refused, not left waiting.
+        let refusedWhileDraining = eventually(seconds: 0.6) {
+            do {
+                _ = try RawConnection(port: port)
+                return false
+            } catch let error as RawConnection.ConnectError {
+                return error.code == ECONNREFUSED
+            } catch {
+                return false
+            }
+        }
+        #expect(refusedWhileDraining)
+        #expect(ContinuousClock.now - slowStarted < .milliseconds(950), "too slow to tell draining from stopped")
+
+        shutdown.join()
+        let shutdownTook = try #require(took.withLock { $0 })
+        #expect(shutdownTook > .milliseconds(500), "shutdown did not wait for the request")
+        #expect(shutdownTook < .seconds(4), "shutdown waited for the deadline instead of the request")
+
+        let response = try connection.readResponse()
+        #expect(response.status == 200)
+        #expect(response.text == "slow done")
+        #expect(response.header("Connection")?.lowercased() == "close")
+        #expect(try connection.isClosedByServer())
+
+        #expect(throws: RawConnection.ConnectError.self) { try RawConnection(port: port) }
+        do {
+            _ = try RawConnection(port: port)
+        } catch let error as RawConnection.ConnectError {
+            #expect(error.code == ECONNREFUSED)
+        }
+        server.shutdown()
+        #expect(throws: HTTPServerError.self) { try server.start() }
+    }
+
+    @Test func anIdleKeepAliveConnectionDoesNotHoldUpShutdown() throws {
+        let server = HTTPServer(configuration: HTTPServerConfiguration(port: 0, threads: 2), responder: EchoResponder(probe: .init()))
+        try server.start()
+        let connection = try RawConnection(port: server.port)
+        try connection.send("GET /one HTTP/1.1\r\nHost: test\r\n\r\n")
+        #expect(try connection.readResponse().status == 200)
+        let started = ContinuousClock.now
+        server.shutdown(gracePeriod: .seconds(5))
+        #expect(ContinuousClock.now - started < .seconds(1))
+        #expect(try connection.isClosedByServer())
+    }
+
+    @Test func emptyResponseHeaderValuesSurvive() throws {
+        struct EmptyHeader: HTTPResponder {
+            func respond(to request: HTTPRequest) -> HTTPResponse {
+                HTTPResponse(status: 200, headers: ["X-Empty": "", "X-Full": "yes"], body: Array("ok".utf8))
+            }
+        }
+        let server = HTTPServer(configuration: HTTPServerConfiguration(port: 0, threads: 2), responder: EmptyHeader())
+        try server.start()
+        defer { server.shutdown() }
+        let connection = try RawConnection(port: server.port)
+        try connection.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
+        let response = try connection.readResponse()
+        #expect(response.values("X-Empty") == [""])
+        #expect(response.values("X-Full") == ["yes"])
+    }
+
+    @Test func portZeroBindsARealPort() throws {
+        let server = HTTPServer(configuration: HTTPServerConfiguration(port: 0), responder: EchoResponder(probe: .init()))
+        #expect(server.port == 0)
+        try server.start()
+        defer { server.shutdown() }
+        #expect((1...65535).contains(server.port))
+        let connection = try RawConnection(port: server.port)
+        try connection.send("GET /ping HTTP/1.1\r\nHost: test\r\n\r\n")
+        #expect(try connection.readResponse().status == 200)
+    }
+
+    @Test func localhostResolvesAndABusyPortIsReported() throws {
+        let first = HTTPServer(configuration: HTTPServerConfiguration(host: "localhost", port: 0), responder: EchoResponder(probe: .init()))
+        try first.start()
+        defer { first.shutdown() }
+        let connection = try RawConnection(port: first.port)
+        try connection.send("GET /ping HTTP/1.1\r\nHost: test\r\n\r\n")
+        #expect(try connection.readResponse().status == 200)
+
+        let second = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: first.port), responder: EchoResponder(probe: .init()))
+        let error = #expect(throws: HTTPServerError.self) { try second.start() }
+        #expect(error?.message.hasPrefix("cannot listen on 127.0.0.1:\(first.port): Address already in use") == true)
+    }
+
+    @Test func unknownHostIsReported() {
+        let server = HTTPServer(configuration: HTTPServerConfiguration(host: "no-such-host.invalid", port: 0), responder: EchoResponder(probe: .init()))
+        let error = #expect(throws: HTTPServerError.self) { try server.start() }
+        #expect(error?.message.hasPrefix("cannot resolve no-such-host.invalid") == true)
+    }
+
+    @Test func terminationSignalIsTakenBySigwait() {
+        // On a thread of its own: the mask is per thread, and the test runner's threads keep theirs.
+        let result = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
+        defer { result.deallocate() }
+        result.pointee = 0
+        var thread = pthread_t()
+        let created = pthread_create(&thread, nil, { argument in
+            HTTPServer.blockTerminationSignals()
+            pthread_kill(pthread_self(), SIGTERM)
+            argument!.assumingMemoryBound(to: Int32.self).pointee = HTTPServer.waitForTerminationSignal()
+            return nil
+        }, result)
+        #expect(created == 0)
+        pthread_join(thread, nil)
+        #expect(result.pointee == SIGTERM)
+    }
+}
