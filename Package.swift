@@ -42,7 +42,7 @@ let package = Package(
         .target(
             name: "DiarySQLiteStore",
             dependencies: ["DiaryStore", "DiaryAPI", .product(name: "GRDB", package: "GRDB.swift")],
-            resources: [.copy("schema.sql")]
+            resources: [.embedInCode("schema.sql")]
         ),
 
         // MARK: Server and client

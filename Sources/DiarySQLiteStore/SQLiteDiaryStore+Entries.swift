@@ -1,0 +1,145 @@
+import DiaryAPI
+import DiaryStore
+import Foundation
+import GRDB
+
+extension SQLiteDiaryStore {
+    public func entries(diaryID: Int64?, page: PageRequest) throws(StoreError) -> EntryPage {
+        let subject = diaryID.map { "entries of diary \($0)" } ?? "entries"
+        return try read(subject) { db in
+            // The count and the page come from the same read transaction: they agree.
+            let total: Int
+            let rows: [Row]
+            // The API checks pages (1 or more, per_page 1...100); a caller that did not gets an
+            // empty or clamped page, never SQLite's "negative LIMIT means no limit".
+            let limit = max(page.perPage, 0)
+            let (offset, overflow) = max(page.page - 1, 0).multipliedReportingOverflow(by: limit)
+            let arguments: StatementArguments = [limit, overflow ? Int.max : offset]
+            if let diaryID {
+                let count = try db.cachedStatement(sql: "SELECT entry_count FROM diaries WHERE diary_id = ?")
+                guard let diaryTotal = try Int.fetchOne(count, arguments: [diaryID]) else {
+                    throw StoreError(.notFound, subject: "diary \(diaryID)")
+                }
+                total = diaryTotal
+                let statement = try db.cachedStatement(sql: "\(Self.entryColumns) WHERE e.diary_id = ? \(Self.newestFirst)")
+                rows = try Row.fetchAll(statement, arguments: [diaryID] + arguments)
+            } else {
+                let count = try db.cachedStatement(sql: "SELECT coalesce(sum(entry_count), 0) FROM diaries")
+                total = try Int.fetchOne(count) ?? 0
+                let statement = try db.cachedStatement(sql: "\(Self.entryColumns) \(Self.newestFirst)")
+                rows = try Row.fetchAll(statement, arguments: arguments)
+            }
+            return try EntryPage(entries: rows.map(Self.entry(from:)), page: page.page, perPage: page.perPage, total: total)
+        }
+    }
+
+    public func entry(id: Int64) throws(StoreError) -> Entry? {
+        try read("entry \(id)") { db in
+            try Self.fetchEntry(db, id: id)
+        }
+    }
+
+    public func createEntry(userID: Int64, diaryID: Int64?, title: String, body: String) throws(StoreError) -> Entry {
+        let subject = diaryID.map { "new entry in diary \($0)" } ?? "new entry of user \(userID)"
+        return try write(subject) { db in
+            let now = now()
+            let (diaryID, author) = try Self.diaryForNewEntry(db, userID: userID, diaryID: diaryID, now: now.text)
+            try db.cachedStatement(sql: """
+                INSERT INTO entries (diary_id, title, body, created, updated) VALUES (?, ?, ?, ?, ?)
+                """).execute(arguments: [diaryID, title, body, now.text, now.text])
+            let id = db.lastInsertedRowID
+            try Self.touchDiary(db, id: diaryID, now: now.text)
+            return Entry(id: id, diaryID: diaryID, author: author, title: title, body: body, created: now.date, updated: now.date)
+        }
+    }
+
+    public func updateEntry(id: Int64, userID: Int64, title: String?, body: String?) throws(StoreError) -> Entry {
+        try write("entry \(id)") { db in
+            let diaryID = try Self.checkEntryOwner(db, entryID: id, userID: userID)
+            let now = now()
+            try db.cachedStatement(sql: """
+                UPDATE entries SET title = coalesce(?, title), body = coalesce(?, body), updated = ? WHERE entry_id = ?
+                """).execute(arguments: [title, body, now.text, id])
+            try Self.touchDiary(db, id: diaryID, now: now.text)
+            guard let entry = try Self.fetchEntry(db, id: id) else {
+                throw StoreError(.notFound, subject: "entry \(id)")  // Unreachable: checked above, same transaction.
+            }
+            return entry
+        }
+    }
+
+    public func deleteEntry(id: Int64, userID: Int64) throws(StoreError) {
+        try write("entry \(id)") { db in
+            let diaryID = try Self.checkEntryOwner(db, entryID: id, userID: userID)
+            try db.cachedStatement(sql: "DELETE FROM entries WHERE entry_id = ?").execute(arguments: [id])
+            try Self.touchDiary(db, id: diaryID, now: now().text)
+        }
+    }
+}
+
+// MARK: - Rows
+
+extension SQLiteDiaryStore {
+    /// An entry with its author, the name of its diary's owner.
+    static let entryColumns = """
+        SELECT e.entry_id, e.diary_id, u.name, e.title, e.body, e.created, e.updated
+        FROM entries e JOIN diaries d ON d.diary_id = e.diary_id JOIN users u ON u.user_id = d.user_id
+        """
+
+    /// The API's order, which the indexes `entries_newest_first` and
+    /// `entries_by_diary_newest_first` already have: no sort at query time.
+    static let newestFirst = "ORDER BY e.created DESC, e.entry_id DESC LIMIT ? OFFSET ?"
+
+    static func entry(from row: Row) throws -> Entry {
+        try Entry(
+            id: row.decode(atIndex: 0),
+            diaryID: row.decode(atIndex: 1),
+            author: row.decode(atIndex: 2),
+            title: row.decode(atIndex: 3),
+            body: row.decode(atIndex: 4),
+            created: date(row.decode(atIndex: 5), column: "entries.created"),
+            updated: date(row.decode(atIndex: 6), column: "entries.updated"))
+    }
+
+    static func fetchEntry(_ db: Database, id: Int64) throws -> Entry? {
+        let statement = try db.cachedStatement(sql: "\(entryColumns) WHERE e.entry_id = ?")
+        return try Row.fetchOne(statement, arguments: [id]).map(entry(from:))
+    }
+
+    /// The diary an entry of `userID` goes to, with the user's name: `diaryID` when it is theirs,
+    /// or when nil their first diary, created when they have none.
+    static func diaryForNewEntry(_ db: Database, userID: Int64, diaryID: Int64?, now: String) throws -> (id: Int64, author: String) {
+        if let diaryID {
+            guard let owner = try diaryOwner(db, diaryID: diaryID) else {
+                throw StoreError(.notFound, subject: "diary \(diaryID)")
+            }
+            guard owner.id == userID else {
+                throw StoreError(.forbidden, subject: "diary \(diaryID)")
+            }
+            return (diaryID, owner.name)
+        }
+        guard let name = try userName(db, id: userID) else {
+            throw StoreError(.notFound, subject: "user \(userID)")
+        }
+        let first = try db.cachedStatement(sql: "SELECT min(diary_id) FROM diaries WHERE user_id = ?")
+        if let id = try Int64.fetchOne(first, arguments: [userID]) {
+            return (id, name)
+        }
+        return (try insertDiary(db, ownerID: userID, title: firstDiaryTitle(of: name), now: now), name)
+    }
+
+    /// The entry's diary when `userID` owns it; `.notFound` or `.forbidden` otherwise.
+    static func checkEntryOwner(_ db: Database, entryID: Int64, userID: Int64) throws -> Int64 {
+        let statement = try db.cachedStatement(sql: """
+            SELECT e.diary_id, d.user_id FROM entries e JOIN diaries d ON d.diary_id = e.diary_id WHERE e.entry_id = ?
+            """)
+        guard let row = try Row.fetchOne(statement, arguments: [entryID]) else {
+            throw StoreError(.notFound, subject: "entry \(entryID)")
+        }
+        let (diaryID, ownerID): (Int64, Int64) = try (row.decode(atIndex: 0), row.decode(atIndex: 1))
+        guard ownerID == userID else {
+            throw StoreError(.forbidden, subject: "entry \(entryID)")
+        }
+        return diaryID
+    }
+}

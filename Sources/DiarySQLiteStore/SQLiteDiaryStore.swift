@@ -1,0 +1,155 @@
+import DiaryAPI
+import DiaryStore
+import Foundation
+import GRDB
+
+/// `DiaryStore` on an SQLite file, through a GRDB `DatabasePool`.
+///
+/// - WAL mode: readers run concurrently with each other and with the one writer; there is no
+///   lock of the store's own.
+/// - `synchronous = FULL` on the writer: a write that returned has been fsynced and survives a
+///   crash or a power loss.
+/// - A busy timeout, so that writers of other processes wait for each other instead of failing,
+///   and IMMEDIATE write transactions (GRDB's default), so that the wait is always possible.
+/// - Every protocol method is one transaction: a check ("does this diary exist, is it yours")
+///   and the change it guards cannot be separated by another writer.
+/// - A database file that cannot be written (read-only file or disk) still opens, read-only:
+///   reads work and writes throw `.unavailable`.
+public final class SQLiteDiaryStore: DiaryStore {
+    /// How long a write waits for another process's write lock before it fails.
+    public static let busyTimeout: TimeInterval = 5
+
+    let pool: DatabasePool
+    let clock: @Sendable () -> Date
+    /// The path of the database file.
+    public let path: String
+    /// True when the file could not be opened for writing: every write throws `.unavailable`.
+    public let isReadOnly: Bool
+
+    /// Opens the database at `path`, creating the file and its directory when missing, and
+    /// brings its schema up to date.
+    ///
+    /// - parameter clock: the time of new and changed rows (tests pass a fixed one).
+    /// - throws: `.unavailable` when the file cannot be opened or migrated.
+    public init(path: String, clock: @escaping @Sendable () -> Date = Date.init) throws(StoreError) {
+        self.path = path
+        self.clock = clock
+        let subject = "database \(path)"
+        do {
+            try Self.createParentDirectory(of: path)
+            (pool, isReadOnly) = try Self.openPool(path: path)
+        } catch {
+            throw StoreError(error, subject: subject)
+        }
+    }
+
+    /// Closes every connection. Any later call throws `.unavailable`.
+    public func close() throws(StoreError) {
+        do {
+            try pool.close()
+        } catch {
+            throw StoreError(error, subject: "database \(path)")
+        }
+    }
+
+    /// The result of `PRAGMA integrity_check`: "ok", or one line per problem found.
+    public func integrityCheck() throws(StoreError) -> String {
+        try read("database \(path)") { db in
+            try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "\n")
+        }
+    }
+}
+
+// MARK: - Opening
+
+extension SQLiteDiaryStore {
+    static func createParentDirectory(of path: String) throws {
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    static func configuration(readonly: Bool) -> Configuration {
+        var configuration = Configuration()
+        configuration.label = "Diary"
+        configuration.readonly = readonly
+        configuration.foreignKeysEnabled = true
+        configuration.busyMode = .timeout(busyTimeout)
+        return configuration
+    }
+
+    /// A writable pool, or a read-only one when SQLite cannot write the file.
+    static func openPool(path: String) throws -> (DatabasePool, readOnly: Bool) {
+        do {
+            let pool = try DatabasePool(path: path, configuration: configuration(readonly: false))
+            // GRDB sets `synchronous = NORMAL` when it turns WAL on, after any `prepareDatabase`
+            // hook, so FULL is set here, on the writer connection, which stays open for the
+            // life of the pool. (Readers never write: their setting does not matter.)
+            try pool.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA synchronous = FULL")
+            }
+            try migrator.migrate(pool)
+            // SQLite opens a file it cannot write read-only without a word, and the steps above
+            // may have had nothing to write. An empty IMMEDIATE transaction needs the write
+            // lock and fails with SQLITE_READONLY on such a file.
+            try pool.write { _ in }
+            return (pool, false)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_READONLY {
+            // The file (or its disk) cannot be written: SQLite opened it read-only, and GRDB's
+            // WAL setup or the migration tried to write. Serve reads from a read-only pool, if
+            // the schema is already there.
+            let pool = try DatabasePool(path: path, configuration: configuration(readonly: true))
+            guard try pool.read({ db in try migrator.hasCompletedMigrations(db) }) else {
+                throw error
+            }
+            return (pool, true)
+        }
+    }
+
+    /// The schema's history. "v1" is `db/schema.sql`, embedded in the binary at build time.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: String(decoding: PackageResources.schema_sql, as: UTF8.self))
+        }
+        return migrator
+    }
+}
+
+// MARK: - Transactions
+
+extension SQLiteDiaryStore {
+    /// Runs `updates` in one IMMEDIATE transaction on the writer connection. Any error rolls the
+    /// transaction back and is thrown as a `StoreError` about `subject`.
+    func write<T>(_ subject: @autoclosure () -> String, _ updates: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try pool.write(updates)
+        } catch {
+            throw StoreError(error, subject: subject())
+        }
+    }
+
+    /// Runs `value` in one read transaction on a reader connection, concurrently with other
+    /// reads and with the writer: it sees the database as of its start.
+    func read<T>(_ subject: @autoclosure () -> String, _ value: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try pool.read(value)
+        } catch {
+            throw StoreError(error, subject: subject())
+        }
+    }
+
+    /// The clock's time, as stored: whole seconds, with its RFC 3339 text.
+    func now() -> (date: Date, text: String) {
+        let date = Date(timeIntervalSince1970: clock().timeIntervalSince1970.rounded(.down))
+        return (date, RFC3339.string(from: date))
+    }
+
+    /// A timestamp column read back. The schema's CHECKs only let RFC 3339 text in, so a failure
+    /// here means the file was damaged or edited by hand.
+    static func date(_ text: String, column: String) throws -> Date {
+        guard let date = RFC3339.date(from: text) else {
+            throw CorruptValue(column: column, value: text)
+        }
+        return date
+    }
+}
