@@ -55,7 +55,7 @@ struct Serve: ParsableCommand {
         let application = DiaryApplication(store: store) { message in
             FileHandle.standardError.write(Data("diary-server: \(message)\n".utf8))
         }
-        TerminationSignals.block()
+        HTTPServer.blockTerminationSignals()
         let server = HTTPServer(configuration: configuration, responder: application)
         do {
             try server.start()
@@ -63,9 +63,9 @@ struct Serve: ParsableCommand {
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
             throw ExitCode.failure
         }
-        print("listening on http://\(host):\(server.port)")
-        fflush(stdout)
-        let signal = TerminationSignals.wait()
+        // One unbuffered write: stdout is often a pipe, and whoever waits for this line must get it now.
+        FileHandle.standardOutput.write(Data("listening on http://\(host):\(server.port)\n".utf8))
+        let signal = HTTPServer.waitForTerminationSignal()
         FileHandle.standardError.write(Data("diary-server: signal \(signal), finishing requests in flight\n".utf8))
         server.shutdown(gracePeriod: .seconds(4))
     }

@@ -62,7 +62,7 @@ private func withStore(_ options: DatabaseOptions, _ body: (SQLiteDiaryStore) th
     do {
         let store = try SQLiteDiaryStore(path: options.database)
         try body(store)
-    } catch let error as StoreError {
+    } catch {
         FileHandle.standardError.write(Data("error: \(error)\n".utf8))
         throw ExitCode.failure
     }

@@ -77,7 +77,7 @@ import Testing
         #expect(failure.errors.map(\.field) == ["title", "body", "diary_id"])
     }
 
-    @Test func patchNeedsAField() {
+    @Test func patchNeedsAField() throws {
         #expect((try? EntryPatch().validated().get()) == nil)
         #expect(try EntryPatch(body: "").validated().get() == EntryPatch(body: ""))
     }
