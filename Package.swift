@@ -47,7 +47,11 @@ let package = Package(
 
         // MARK: Server and client
         /// Routing and handlers, transport-free: tested in-process without sockets.
-        .target(name: "DiaryServer", dependencies: ["DiaryAPI", "DiaryStore", "HTTPCore"]),
+        .target(
+            name: "DiaryServer",
+            dependencies: ["DiaryAPI", "DiaryStore", "HTTPCore"],
+            resources: [.embedInCode("openapi.json")]
+        ),
         /// Sends any `APIEndpoint` and decodes its response.
         .target(name: "DiaryClient", dependencies: ["DiaryAPI"]),
 

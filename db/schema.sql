@@ -74,3 +74,21 @@ WHEN NEW.diary_id IS NOT OLD.diary_id BEGIN
     UPDATE diaries SET entry_count = entry_count - 1 WHERE diary_id = OLD.diary_id;
     UPDATE diaries SET entry_count = entry_count + 1 WHERE diary_id = NEW.diary_id;
 END;
+
+-- Idempotency keys of POST requests: a retry with the same key from the same user gets the
+-- resource the first request created instead of a second one. Written in the transaction
+-- that creates the resource, so a crash cannot leave one without the other. Rows older
+-- than 24 hours are deleted by the next keyed write.
+CREATE TABLE idempotency_keys (
+    user_id     INTEGER NOT NULL REFERENCES users (user_id) ON DELETE CASCADE,
+    key         TEXT NOT NULL,
+    -- A hash of what the request asked for: the same key with another request is refused.
+    fingerprint TEXT NOT NULL,
+    resource    TEXT NOT NULL CHECK (resource IN ('entry', 'diary')),
+    resource_id INTEGER NOT NULL,
+    created     TEXT NOT NULL
+                CHECK (created GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9]Z'),
+    PRIMARY KEY (user_id, key)
+) STRICT, WITHOUT ROWID;
+
+CREATE INDEX idempotency_keys_by_age ON idempotency_keys (created);

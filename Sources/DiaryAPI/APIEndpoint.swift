@@ -43,6 +43,19 @@ extension APIEndpoint {
 
     /// The path with its parameters filled in, as the client sends it.
     public var renderedPath: String { Self.path.render(pathParameters) }
+
+    /// The path and the query (`/api/entries?page=2&per_page=20`), percent-encoded.
+    public var renderedTarget: String {
+        let query = query.map { item in
+            PercentEncoding.encode(item.name) + (item.value.map { "=" + PercentEncoding.encode($0) } ?? "")
+        }
+        return query.isEmpty ? renderedPath : renderedPath + "?" + query.joined(separator: "&")
+    }
+}
+
+/// An endpoint that answers one page of a longer list.
+public protocol PagedEndpoint: APIEndpoint {
+    var page: PageRequest { get set }
 }
 
 /// What the server hands an endpoint to rebuild itself from.

@@ -3,7 +3,7 @@ import Foundation
 // MARK: - Entries
 
 /// `GET /api/entries`: every entry, newest first.
-public struct ListEntries: APIEndpoint {
+public struct ListEntries: PagedEndpoint {
     public typealias Response = EntryPage
     public static let method = HTTPMethod.GET
     public static let path: PathTemplate = "/api/entries"
@@ -16,7 +16,7 @@ public struct ListEntries: APIEndpoint {
 }
 
 /// `GET /api/diaries/{diary_id}/entries`: one diary's entries, newest first.
-public struct ListDiaryEntries: APIEndpoint {
+public struct ListDiaryEntries: PagedEndpoint {
     public typealias Response = EntryPage
     public static let method = HTTPMethod.GET
     public static let path: PathTemplate = "/api/diaries/{diary_id}/entries"

@@ -14,36 +14,39 @@ public struct ValidationFailure: Error, Sendable, Equatable {
 }
 
 public enum EntryRules {
-    /// Titles are 1 to 200 characters after trimming white space.
+    /// Titles are 1 to 200 characters after trimming white space. Characters are counted as
+    /// JSON Schema counts them (Unicode code points), so that the OpenAPI document states the
+    /// rule exactly.
     public static let titleLength = 1...200
 
-    /// The title trimmed, or why it cannot be one. Titles are one line: no control characters.
+    /// The white space trimmed from titles: JSON's own four, and the ideographic space.
+    public static let trimmedWhitespace: Set<Unicode.Scalar> = [" ", "\t", "\n", "\r", "\u{3000}"]
+
+    /// C0 and C1 controls (including line breaks), which a one-line title cannot hold.
+    public static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+
+    /// The title trimmed, or why it cannot be one.
     public static func title(_ raw: String, field: String = "title") -> Result<String, FieldError> {
-        let trimmed = raw.trimmingWhitespace()
-        if trimmed.isEmpty {
+        let scalars = raw.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !trimmedWhitespace.contains($0) }) else {
             return .failure(FieldError(field: field, message: "must not be empty"))
         }
+        let last = scalars.lastIndex(where: { !trimmedWhitespace.contains($0) })!
+        let trimmed = scalars[first...last]
         if trimmed.count > titleLength.upperBound {
             return .failure(FieldError(field: field, message: "must be at most \(titleLength.upperBound) characters (it has \(trimmed.count))"))
         }
-        if trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+        if trimmed.contains(where: isControl) {
             return .failure(FieldError(field: field, message: "must not contain control characters such as line breaks"))
         }
-        return .success(trimmed)
+        return .success(String(trimmed))
     }
 
     /// Bodies may be empty; only a NUL character is refused, since it ends a C string.
     public static func body(_ raw: String, field: String = "body") -> Result<String, FieldError> {
         raw.utf8.contains(0) ? .failure(FieldError(field: field, message: "must not contain NUL characters")) : .success(raw)
-    }
-}
-
-extension String {
-    func trimmingWhitespace() -> String {
-        let scalars = unicodeScalars
-        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
-        let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })!
-        return String(scalars[first...last])
     }
 }
 

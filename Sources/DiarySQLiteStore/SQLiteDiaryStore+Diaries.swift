@@ -17,14 +17,23 @@ extension SQLiteDiaryStore {
         }
     }
 
-    public func createDiary(ownerID: Int64, title: String) throws(StoreError) -> Diary {
+    public func createDiary(ownerID: Int64, title: String, idempotency: IdempotencyKey?) throws(StoreError) -> Created<Diary> {
         try write("new diary of user \(ownerID)") { db in
+            let now = now()
+            if let idempotency, let earlier = try Self.resourceCreated(db, by: idempotency, userID: ownerID, resource: .diary, now: now.date) {
+                guard let diary = try Self.fetchDiary(db, id: earlier) else {
+                    throw StoreError(.notFound, subject: "diary \(earlier), which this idempotency key created,")
+                }
+                return Created(diary, replayed: true)
+            }
             guard let owner = try Self.userName(db, id: ownerID) else {
                 throw StoreError(.notFound, subject: "user \(ownerID)")
             }
-            let now = now()
             let id = try Self.insertDiary(db, ownerID: ownerID, title: title, now: now.text)
-            return Diary(id: id, owner: owner, title: title, entryCount: 0, created: now.date, updated: now.date)
+            if let idempotency {
+                try Self.record(idempotency, userID: ownerID, resource: .diary, id: id, db, now: now.text)
+            }
+            return Created(Diary(id: id, owner: owner, title: title, entryCount: 0, created: now.date, updated: now.date))
         }
     }
 }

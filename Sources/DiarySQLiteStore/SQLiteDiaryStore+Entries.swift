@@ -39,23 +39,49 @@ extension SQLiteDiaryStore {
         }
     }
 
-    public func createEntry(userID: Int64, diaryID: Int64?, title: String, body: String) throws(StoreError) -> Entry {
+    public func lastModified(diaryID: Int64?) throws(StoreError) -> Date? {
+        try read(diaryID.map { "diary \($0)" } ?? "diaries") { db in
+            let text: String?
+            if let diaryID {
+                text = try String.fetchOne(db.cachedStatement(sql: "SELECT updated FROM diaries WHERE diary_id = ?"), arguments: [diaryID])
+            } else {
+                text = try String.fetchOne(db.cachedStatement(sql: "SELECT max(updated) FROM diaries"))
+            }
+            return try text.map { try Self.date($0, column: "diaries.updated") }
+        }
+    }
+
+    public func createEntry(
+        userID: Int64, diaryID: Int64?, title: String, body: String, idempotency: IdempotencyKey?
+    ) throws(StoreError) -> Created<Entry> {
         let subject = diaryID.map { "new entry in diary \($0)" } ?? "new entry of user \(userID)"
         return try write(subject) { db in
             let now = now()
+            if let idempotency, let earlier = try Self.resourceCreated(db, by: idempotency, userID: userID, resource: .entry, now: now.date) {
+                guard let entry = try Self.fetchEntry(db, id: earlier) else {
+                    throw StoreError(.notFound, subject: "entry \(earlier), which this idempotency key created,")
+                }
+                return Created(entry, replayed: true)
+            }
             let (diaryID, author) = try Self.diaryForNewEntry(db, userID: userID, diaryID: diaryID, now: now.text)
             try db.cachedStatement(sql: """
                 INSERT INTO entries (diary_id, title, body, created, updated) VALUES (?, ?, ?, ?, ?)
                 """).execute(arguments: [diaryID, title, body, now.text, now.text])
             let id = db.lastInsertedRowID
             try Self.touchDiary(db, id: diaryID, now: now.text)
-            return Entry(id: id, diaryID: diaryID, author: author, title: title, body: body, created: now.date, updated: now.date)
+            if let idempotency {
+                try Self.record(idempotency, userID: userID, resource: .entry, id: id, db, now: now.text)
+            }
+            return Created(Entry(id: id, diaryID: diaryID, author: author, title: title, body: body, created: now.date, updated: now.date))
         }
     }
 
-    public func updateEntry(id: Int64, userID: Int64, title: String?, body: String?) throws(StoreError) -> Entry {
+    public func updateEntry(
+        id: Int64, userID: Int64, title: String?, body: String?, precondition: EntryPrecondition?
+    ) throws(StoreError) -> Entry {
         try write("entry \(id)") { db in
             let diaryID = try Self.checkEntryOwner(db, entryID: id, userID: userID)
+            try Self.check(precondition, entryID: id, db)
             let now = now()
             try db.cachedStatement(sql: """
                 UPDATE entries SET title = coalesce(?, title), body = coalesce(?, body), updated = ? WHERE entry_id = ?
@@ -68,9 +94,10 @@ extension SQLiteDiaryStore {
         }
     }
 
-    public func deleteEntry(id: Int64, userID: Int64) throws(StoreError) {
+    public func deleteEntry(id: Int64, userID: Int64, precondition: EntryPrecondition?) throws(StoreError) {
         try write("entry \(id)") { db in
             let diaryID = try Self.checkEntryOwner(db, entryID: id, userID: userID)
+            try Self.check(precondition, entryID: id, db)
             try db.cachedStatement(sql: "DELETE FROM entries WHERE entry_id = ?").execute(arguments: [id])
             try Self.touchDiary(db, id: diaryID, now: now().text)
         }
@@ -126,6 +153,14 @@ extension SQLiteDiaryStore {
             return (id, name)
         }
         return (try insertDiary(db, ownerID: userID, title: firstDiaryTitle(of: name), now: now), name)
+    }
+
+    /// Throws `.preconditionFailed` unless `precondition` (if any) holds for the entry as stored.
+    static func check(_ precondition: EntryPrecondition?, entryID: Int64, _ db: Database) throws {
+        guard let precondition else { return }
+        guard let entry = try fetchEntry(db, id: entryID), precondition(entry) else {
+            throw StoreError(.preconditionFailed, subject: "entry \(entryID)")
+        }
     }
 
     /// The entry's diary when `userID` owns it; `.notFound` or `.forbidden` otherwise.

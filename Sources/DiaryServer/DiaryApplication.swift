@@ -5,21 +5,28 @@ import HTTPCore
 /// The diary service as an `HTTPResponder`: every endpoint of the contract routed to its
 /// handler on a store. Knows nothing of sockets; the transport calls it on its threads.
 public struct DiaryApplication: HTTPResponder {
-    public let router: Router
-    let store: any DiaryStore
-    /// Called with every 5xx answer's cause; never handed a token or a request body.
-    let log: @Sendable (String) -> Void
+    public struct Configuration: Sendable {
+        /// Origins (`https://example.com`) whose browser scripts may call the API; none by default.
+        public var corsOrigins: [String]
 
-    public init(store: any DiaryStore, log: @escaping @Sendable (String) -> Void = { _ in }) {
-        self.store = store
-        self.log = log
+        public init(corsOrigins: [String] = []) {
+            self.corsOrigins = corsOrigins
+        }
+    }
+
+    public let router: Router
+    let cors: CORSPolicy
+
+    /// - Parameter log: called with the cause of every 5xx answer; never handed a token or a body.
+    public init(store: any DiaryStore, configuration: Configuration = Configuration(), log: @escaping @Sendable (String) -> Void = { _ in }) {
         var router = Router()
-        Self.addRoutes(to: &router, store: store, log: log)
+        Self.addRoutes(to: &router, handlers: Handlers(store: store, log: log), authenticator: Authenticator(store: store))
         self.router = router
+        cors = CORSPolicy(allowedOrigins: configuration.corsOrigins)
     }
 
     public func respond(to request: HTTPRequest) -> HTTPResponse {
-        router.respond(to: request)
+        cors.respond(to: request, next: router.respond(to:))
     }
 
     public func respond(to error: HTTPRequestError, request: HTTPRequest) -> HTTPResponse {
@@ -34,55 +41,60 @@ public struct DiaryApplication: HTTPResponder {
 // MARK: - Routes
 
 extension DiaryApplication {
-    private static func addRoutes(to router: inout Router, store: any DiaryStore, log: @escaping @Sendable (String) -> Void) {
-        let handlers = Handlers(store: store, log: log)
-        let auth = Authenticator(store: store)
+    private static func addRoutes(to router: inout Router, handlers h: Handlers, authenticator auth: Authenticator) {
+        // Entries
         router.add(ListEntries.self, authenticator: auth) { endpoint, _ throws(Problem) in
-            try handlers.run { () throws(StoreError) in try store.entries(diaryID: nil, page: endpoint.page) }
+            try h.entries(diaryID: nil, page: endpoint.page)
         }
         router.add(ListDiaryEntries.self, authenticator: auth) { endpoint, _ throws(Problem) in
-            try handlers.run { () throws(StoreError) in try store.entries(diaryID: endpoint.diaryID, page: endpoint.page) }
+            try h.entries(diaryID: endpoint.diaryID, page: endpoint.page)
         }
         router.add(GetEntry.self, authenticator: auth) { endpoint, _ throws(Problem) in
-            try handlers.found("entry \(endpoint.entryID)") { () throws(StoreError) in try store.entry(id: endpoint.entryID) }
+            let entry = try h.found("entry \(endpoint.entryID)") { () throws(StoreError) in try h.store.entry(id: endpoint.entryID) }
+            return Reply(entry, lastModified: entry.updated)
         }
-        router.add(CreateEntry.self, authenticator: auth, handler: handlers.createEntry)
-        router.add(ReplaceEntry.self, authenticator: auth) { endpoint, caller throws(Problem) in
-            let user = try caller.authenticatedUser()
-            guard let body = endpoint.body else { throw .badRequest("The request needs a body.") }
-            return try handlers.run { () throws(StoreError) in
-                try store.updateEntry(id: endpoint.entryID, userID: user.id, title: body.title, body: body.body)
+        router.add(CreateEntry.self, authenticator: auth, handler: h.createEntry)
+        router.add(ReplaceEntry.self, authenticator: auth) { endpoint, context throws(Problem) in
+            let body = try endpoint.body.required()
+            return try h.updateEntry(endpoint.entryID, title: body.title, body: body.body, context)
+        }
+        router.add(UpdateEntry.self, authenticator: auth) { endpoint, context throws(Problem) in
+            let body = try endpoint.body.required()
+            return try h.updateEntry(endpoint.entryID, title: body.title, body: body.body, context)
+        }
+        router.add(DeleteEntry.self, authenticator: auth) { endpoint, context throws(Problem) in
+            let user = try context.authenticatedUser()
+            try h.run { () throws(StoreError) in
+                try h.store.deleteEntry(id: endpoint.entryID, userID: user.id, precondition: context.entryPrecondition)
             }
+            return Reply(NoContent())
         }
-        router.add(UpdateEntry.self, authenticator: auth) { endpoint, caller throws(Problem) in
-            let user = try caller.authenticatedUser()
-            guard let body = endpoint.body else { throw .badRequest("The request needs a body.") }
-            return try handlers.run { () throws(StoreError) in
-                try store.updateEntry(id: endpoint.entryID, userID: user.id, title: body.title, body: body.body)
-            }
-        }
-        router.add(DeleteEntry.self, authenticator: auth) { endpoint, caller throws(Problem) in
-            let user = try caller.authenticatedUser()
-            try handlers.run { () throws(StoreError) in try store.deleteEntry(id: endpoint.entryID, userID: user.id) }
-            return NoContent()
-        }
+
+        // Diaries
         router.add(ListDiaries.self, authenticator: auth) { _, _ throws(Problem) in
-            try handlers.run { () throws(StoreError) in DiaryList(diaries: try store.diaries()) }
+            let diaries = try h.run { () throws(StoreError) in try h.store.diaries() }
+            return Reply(DiaryList(diaries: diaries), lastModified: diaries.map(\.updated).max())
         }
         router.add(GetDiary.self, authenticator: auth) { endpoint, _ throws(Problem) in
-            try handlers.found("diary \(endpoint.diaryID)") { () throws(StoreError) in try store.diary(id: endpoint.diaryID) }
+            let diary = try h.found("diary \(endpoint.diaryID)") { () throws(StoreError) in try h.store.diary(id: endpoint.diaryID) }
+            return Reply(diary, lastModified: diary.updated)
         }
-        router.add(CreateDiary.self, authenticator: auth) { endpoint, caller throws(Problem) in
-            let user = try caller.authenticatedUser()
-            guard let body = endpoint.body else { throw .badRequest("The request needs a body.") }
-            return try handlers.run { () throws(StoreError) in try store.createDiary(ownerID: user.id, title: body.title) }
+        router.add(CreateDiary.self, authenticator: auth) { endpoint, context throws(Problem) in
+            let user = try context.authenticatedUser()
+            let body = try endpoint.body.required()
+            let key = try context.idempotencyKey(for: body)
+            let created = try h.run { () throws(StoreError) in try h.store.createDiary(ownerID: user.id, title: body.title, idempotency: key) }
+            return Reply(created.value, replayed: created.replayed)
         }
-        router.add(GetCurrentUser.self, authenticator: auth) { _, caller throws(Problem) in
-            try caller.authenticatedUser()
+
+        // Users and service
+        router.add(GetCurrentUser.self, authenticator: auth) { _, context throws(Problem) in
+            Reply(try context.authenticatedUser())
         }
         router.add(GetHealth.self, authenticator: auth) { _, _ throws(Problem) in
-            HealthStatus(status: "ok")
+            Reply(HealthStatus(status: "ok"))
         }
+        router.add(OpenAPIDocument.route)
     }
 }
 
@@ -93,14 +105,19 @@ struct Handlers: Sendable {
     let store: any DiaryStore
     let log: @Sendable (String) -> Void
 
-    /// Runs a store call; a failure becomes its problem, and an unavailable store is logged.
+    /// Runs a store call; a failure becomes its problem.
     func run<T>(_ body: () throws(StoreError) -> T) throws(Problem) -> T {
         do {
             return try body()
         } catch {
-            if error.kind == .unavailable { log("store unavailable: \(error)") }
-            throw Problem(error)
+            throw problem(error)
         }
+    }
+
+    /// The answer to a store failure; an unavailable store is logged, as the client learns nothing of why.
+    func problem(_ error: StoreError) -> Problem {
+        if error.kind == .unavailable { log("store unavailable: \(error)") }
+        return Problem(error)
     }
 
     /// Runs a lookup; nil becomes 404 naming `subject`.
@@ -109,18 +126,45 @@ struct Handlers: Sendable {
         return value
     }
 
+    /// A page, last modified when its entries last changed. That time is read before the page,
+    /// so a write between the two reads makes it older, never newer, than what the page shows.
+    func entries(diaryID: Int64?, page: PageRequest) throws(Problem) -> Reply<EntryPage> {
+        try run { () throws(StoreError) in
+            let lastModified = try store.lastModified(diaryID: diaryID)
+            return Reply(try store.entries(diaryID: diaryID, page: page), lastModified: lastModified)
+        }
+    }
+
     /// An unknown `diary_id` in the body is a field the client got wrong: 422, not 404.
-    func createEntry(_ endpoint: CreateEntry, _ caller: Caller) throws(Problem) -> Entry {
-        let user = try caller.authenticatedUser()
-        guard let body = endpoint.body else { throw .badRequest("The request needs a body.") }
+    func createEntry(_ endpoint: CreateEntry, _ context: RequestContext) throws(Problem) -> Reply<Entry> {
+        let user = try context.authenticatedUser()
+        let body = try endpoint.body.required()
+        let key = try context.idempotencyKey(for: body)
         do {
-            return try store.createEntry(userID: user.id, diaryID: body.diaryID, title: body.title, body: body.body)
+            let created = try store.createEntry(userID: user.id, diaryID: body.diaryID, title: body.title, body: body.body, idempotency: key)
+            return Reply(created.value, replayed: created.replayed)
         } catch where error.kind == .notFound && body.diaryID != nil {
             throw .validation(ValidationFailure([FieldError(field: "diary_id", message: "\(error.subject) does not exist")]))
         } catch {
-            if error.kind == .unavailable { log("store unavailable: \(error)") }
-            throw Problem(error)
+            throw problem(error)
         }
+    }
+
+    /// PUT and PATCH: the fields given change, if the caller owns the entry and `If-Match` holds.
+    func updateEntry(_ id: Int64, title: String?, body: String?, _ context: RequestContext) throws(Problem) -> Reply<Entry> {
+        let user = try context.authenticatedUser()
+        let entry = try run { () throws(StoreError) in
+            try store.updateEntry(id: id, userID: user.id, title: title, body: body, precondition: context.entryPrecondition)
+        }
+        return Reply(entry)
+    }
+}
+
+extension Optional {
+    /// The decoded body; the router always sets it for endpoints that take one.
+    func required() throws(Problem) -> Wrapped {
+        guard let self else { throw .badRequest("The request needs a body.") }
+        return self
     }
 }
 

@@ -43,6 +43,17 @@ extension Problem {
         case .notFound: self.init(title: "Not Found", status: 404, detail: error.description)
         case .forbidden: self.init(title: "Forbidden", status: 403, detail: error.description)
         case .conflict: self.init(title: "Conflict", status: 409, detail: error.description)
+        case .preconditionFailed:
+            self.init(
+                title: "Precondition Failed", status: 412,
+                detail: "\(error.description); nothing was changed. GET it again for its current ETag."
+            )
+        case .keyReused:
+            self.init(
+                type: "/problems/idempotency-key-reused", title: "Unprocessable Content", status: 422,
+                detail: "This Idempotency-Key was already used with a different request; use a new key for a new request.",
+                errors: [FieldError(field: HTTPField.idempotencyKey, message: "was already used with a different request")]
+            )
         case .unavailable:
             self.init(title: "Service Unavailable", status: 503, detail: "The database cannot take this change now; nothing was written. Try again later.")
         }

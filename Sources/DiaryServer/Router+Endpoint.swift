@@ -2,17 +2,21 @@ import DiaryAPI
 import Foundation
 import HTTPCore
 
-/// The handler of one endpoint: the endpoint value, rebuilt from the request, and the caller.
-public typealias EndpointHandler<E: APIEndpoint> = @Sendable (E, Caller) throws(Problem) -> E.Response
+/// The handler of one endpoint: the endpoint value, rebuilt from the request, and its context.
+public typealias EndpointHandler<E: APIEndpoint> = @Sendable (E, RequestContext) throws(Problem) -> Reply<E.Response>
 
-/// Who is asking. Set for endpoints whose `access` is `.token`, nil for open ones.
-public struct Caller: Sendable {
-    public let user: User?
+/// What a handler answers: the response value and what the headers say about it.
+public struct Reply<Value: Sendable>: Sendable {
+    public var value: Value
+    /// When the resource last changed, for `Last-Modified` and `If-Modified-Since`.
+    public var lastModified: Date?
+    /// True when an idempotency key replays an earlier creation.
+    public var replayed: Bool
 
-    /// The authenticated user; the router has already answered 401 when there is none.
-    public func authenticatedUser() throws(Problem) -> User {
-        guard let user else { throw .unauthorized("This request needs a token.") }
-        return user
+    public init(_ value: Value, lastModified: Date? = nil, replayed: Bool = false) {
+        self.value = value
+        self.lastModified = lastModified
+        self.replayed = replayed
     }
 }
 
@@ -31,9 +35,8 @@ extension Router {
     ) {
         add(Route(method: E.method, path: E.path) { request, pathParameters in
             do throws(Problem) {
-                let value = try Self.decode(E.self, from: request, pathParameters: pathParameters, authenticator: authenticator)
-                let response = try handler(value.endpoint, value.caller)
-                return Self.encode(response, for: E.self)
+                let (value, context) = try Self.decode(E.self, from: request, pathParameters: pathParameters, authenticator: authenticator)
+                return Self.encode(try handler(value, context), for: value, request: request)
             } catch {
                 return HTTPResponse(problem: error)
             }
@@ -43,15 +46,14 @@ extension Router {
     /// Query, then the caller, then the body: each is checked before the next is looked at.
     private static func decode<E: APIEndpoint>(
         _: E.Type, from request: HTTPRequest, pathParameters: [String: String], authenticator: Authenticator
-    ) throws(Problem) -> (endpoint: E, caller: Caller) {
+    ) throws(Problem) -> (E, RequestContext) {
         guard let query = request.queryItems() else {
             throw .badRequest("The query string has a broken percent-escape or is not UTF-8.")
         }
         let user = E.access == .token ? try authenticator.user(for: request) : nil
         var body: E.Body?
         if E.Body.self != NoBody.self {
-            try MediaType.requireJSON(request.headers["Content-Type"])
-            let decoded = try JSONCoding.decodeBody(E.Body.self, from: request.body)
+            let decoded = try RequestBody.decode(E.Body.self, from: request)
             switch decoded.validated() {
             case .success(let valid): body = valid
             case .failure(let failure): throw .validation(failure)
@@ -61,42 +63,71 @@ extension Router {
             pathParameters: pathParameters, query: query.map { (name: $0.name, value: $0.value) }, body: body
         )
         do {
-            return (try E(endpointRequest), Caller(user: user))
+            return (try E(endpointRequest), RequestContext(user: user, request: request))
         } catch {
             throw .invalidParameter(error)
         }
     }
 
-    private static func encode<E: APIEndpoint>(_ response: E.Response, for _: E.Type) -> HTTPResponse {
+    /// The success response: JSON with a strong ETag, answered 304 when the client's copy is current.
+    private static func encode<E: APIEndpoint>(_ reply: Reply<E.Response>, for endpoint: E, request: HTTPRequest) -> HTTPResponse {
         var headers = HTTPHeaders.standard(contentType: "application/json; charset=utf-8", cacheable: E.access == .open)
         if E.successStatus == 204 {
             headers.remove("Content-Type")
             return HTTPResponse(status: 204, headers: headers)
         }
-        if E.successStatus == 201, let located = response as? any Locatable {
-            headers.add("Location", located.location)
+        let body = JSONCoding.encode(reply.value)
+        if E.successStatus == 201 {
+            if let located = reply.value as? any Locatable { headers.add(HTTPField.location, located.location) }
+            if reply.replayed { headers.add(HTTPField.idempotentReplayed, "true") }
+            return HTTPResponse(status: 201, headers: headers, body: body)
         }
-        return HTTPResponse(status: E.successStatus, headers: headers, body: JSONCoding.encode(response))
+        if let paged = endpoint as? any PagedEndpoint, let page = reply.value as? EntryPage {
+            headers.add(HTTPField.link, PageLinks.header(for: paged, page: page))
+            headers.add(HTTPField.totalCount, String(page.total))
+        }
+        guard E.method == .GET else {
+            return HTTPResponse(status: E.successStatus, headers: headers, body: body)
+        }
+        let tag = EntityTag.of(body)
+        headers.add(HTTPField.eTag, tag)
+        if let lastModified = reply.lastModified {
+            headers.add(HTTPField.lastModified, HTTPDate.string(from: lastModified))
+        }
+        if Conditions.notModified(request, tag: tag, lastModified: reply.lastModified) {
+            headers.remove("Content-Type")
+            return HTTPResponse(status: 304, headers: headers)
+        }
+        return HTTPResponse(status: E.successStatus, headers: headers, body: body)
     }
 }
 
-/// Content-Type checks for request bodies.
-enum MediaType {
-    /// Accepts `application/json`, with no charset or UTF-8; anything else is 415 with the fix.
-    static func requireJSON(_ contentType: String?) throws(Problem) {
-        let hint = "Send the body as JSON with the header -H 'Content-Type: application/json'."
-        guard let contentType else {
-            throw .unsupportedMediaType("The request has no Content-Type. \(hint)")
+/// `If-None-Match` and `If-Modified-Since` on a GET (RFC 9110 §13.2.2: the date only counts
+/// when there is no tag list).
+enum Conditions {
+    static func notModified(_ request: HTTPRequest, tag: String, lastModified: Date?) -> Bool {
+        if let list = request.headers[HTTPField.ifNoneMatch] {
+            return EntityTag.list(list, contains: tag, weak: true)
         }
-        let parts = contentType.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-        guard parts.first == "application/json" else {
-            throw .unsupportedMediaType("The body is \(contentType.prefix(100)), not JSON. \(hint)")
+        if let lastModified, let text = request.headers[HTTPField.ifModifiedSince], let since = HTTPDate.date(from: text) {
+            return lastModified <= since
         }
-        for parameter in parts.dropFirst() where parameter.hasPrefix("charset=") {
-            let charset = parameter.dropFirst("charset=".count).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-            guard charset == "utf-8" || charset == "utf8" else {
-                throw .unsupportedMediaType("The body must be UTF-8, not \(charset.prefix(40)). \(hint)")
-            }
-        }
+        return false
+    }
+}
+
+/// The `Link` header of a page: first, prev, next and last, as paths with the same per_page.
+enum PageLinks {
+    static func header(for endpoint: any PagedEndpoint, page: EntryPage) -> String {
+        let last = max(1, (page.total + page.perPage - 1) / page.perPage)
+        var links: [(Int, String)] = [(1, "first")]
+        if let prev = page.prevPage { links.append((min(prev, last), "prev")) }
+        if let next = page.nextPage { links.append((next, "next")) }
+        links.append((last, "last"))
+        return links.map { number, relation in
+            var linked = endpoint
+            linked.page = PageRequest(page: number, perPage: page.perPage)
+            return "<\(linked.renderedTarget)>; rel=\"\(relation)\""
+        }.joined(separator: ", ")
     }
 }

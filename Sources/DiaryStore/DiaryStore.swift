@@ -21,7 +21,9 @@ public protocol DiaryStore: Sendable {
 
     func diaries() throws(StoreError) -> [Diary]
     func diary(id: Int64) throws(StoreError) -> Diary?
-    func createDiary(ownerID: Int64, title: String) throws(StoreError) -> Diary
+    /// Creates a diary; with a key seen before, answers the diary that key created instead.
+    /// Throws `.keyReused` when the key came with another request.
+    func createDiary(ownerID: Int64, title: String, idempotency: IdempotencyKey?) throws(StoreError) -> Created<Diary>
 
     // MARK: Entries
 
@@ -29,13 +31,67 @@ public protocol DiaryStore: Sendable {
     /// one diary's when `diaryID` is set (`.notFound` when that diary does not exist).
     func entries(diaryID: Int64?, page: PageRequest) throws(StoreError) -> EntryPage
     func entry(id: Int64) throws(StoreError) -> Entry?
+    /// When the entries of one diary, or of all when nil, last changed (written or deleted);
+    /// nil when there is no such diary, or no diary at all.
+    func lastModified(diaryID: Int64?) throws(StoreError) -> Date?
     /// Writes an entry in `diaryID`, or when nil in the user's first diary (created if they have none).
-    /// Throws `.notFound` for an unknown diary and `.forbidden` for someone else's.
-    func createEntry(userID: Int64, diaryID: Int64?, title: String, body: String) throws(StoreError) -> Entry
-    /// Changes the fields that are not nil. Throws `.notFound` or `.forbidden`.
-    func updateEntry(id: Int64, userID: Int64, title: String?, body: String?) throws(StoreError) -> Entry
-    /// Throws `.notFound` or `.forbidden`.
-    func deleteEntry(id: Int64, userID: Int64) throws(StoreError)
+    /// Throws `.notFound` for an unknown diary and `.forbidden` for someone else's. With a key
+    /// seen before, answers the entry that key created instead (`.keyReused` for another request).
+    func createEntry(userID: Int64, diaryID: Int64?, title: String, body: String, idempotency: IdempotencyKey?) throws(StoreError) -> Created<Entry>
+    /// Changes the fields that are not nil, if `precondition` holds for the entry as stored
+    /// (`.preconditionFailed` otherwise). Throws `.notFound` or `.forbidden`.
+    func updateEntry(id: Int64, userID: Int64, title: String?, body: String?, precondition: EntryPrecondition?) throws(StoreError) -> Entry
+    /// Deletes the entry if `precondition` holds for it. Throws `.notFound`, `.forbidden` or `.preconditionFailed`.
+    func deleteEntry(id: Int64, userID: Int64, precondition: EntryPrecondition?) throws(StoreError)
+}
+
+/// A check on an entry as stored, made in the same transaction as the change it guards
+/// (an `If-Match` header compares the entry's ETag).
+public typealias EntryPrecondition = @Sendable (Entry) -> Bool
+
+/// An `Idempotency-Key` with a fingerprint of the request it came with: a retry must carry both.
+public struct IdempotencyKey: Sendable, Equatable {
+    /// How long a key is remembered.
+    public static let lifetime: TimeInterval = 24 * 60 * 60
+
+    public var key: String
+    public var fingerprint: String
+
+    public init(key: String, fingerprint: String) {
+        self.key = key
+        self.fingerprint = fingerprint
+    }
+}
+
+/// A resource a create call answered, and whether an earlier call with the same key made it.
+public struct Created<Value: Sendable>: Sendable {
+    public var value: Value
+    public var replayed: Bool
+
+    public init(_ value: Value, replayed: Bool = false) {
+        self.value = value
+        self.replayed = replayed
+    }
+}
+
+// MARK: - Calls without keys or preconditions
+
+extension DiaryStore {
+    public func createEntry(userID: Int64, diaryID: Int64?, title: String, body: String) throws(StoreError) -> Entry {
+        try createEntry(userID: userID, diaryID: diaryID, title: title, body: body, idempotency: nil).value
+    }
+
+    public func createDiary(ownerID: Int64, title: String) throws(StoreError) -> Diary {
+        try createDiary(ownerID: ownerID, title: title, idempotency: nil).value
+    }
+
+    public func updateEntry(id: Int64, userID: Int64, title: String?, body: String?) throws(StoreError) -> Entry {
+        try updateEntry(id: id, userID: userID, title: title, body: body, precondition: nil)
+    }
+
+    public func deleteEntry(id: Int64, userID: Int64) throws(StoreError) {
+        try deleteEntry(id: id, userID: userID, precondition: nil)
+    }
 }
 
 /// Why a store call failed, with what it was about.
@@ -49,6 +105,10 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case conflict
         /// The database cannot take the change now: disk full, read-only file, I/O error, busy too long.
         case unavailable
+        /// The caller's precondition does not hold for the stored value: it changed since they read it.
+        case preconditionFailed
+        /// An idempotency key came again with a different request.
+        case keyReused
     }
 
     public var kind: Kind
@@ -69,6 +129,8 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .forbidden: "\(subject) belongs to another user"
         case .conflict: "\(subject) already exists"
         case .unavailable: "the database cannot be written now (\(subject)): \(detail)"
+        case .preconditionFailed: "\(subject) has changed since it was read"
+        case .keyReused: "\(subject) was already used for a different request"
         }
     }
 }

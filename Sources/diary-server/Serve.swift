@@ -29,6 +29,9 @@ struct Serve: ParsableCommand {
     @Option(help: "Connections served at once from one IP address.")
     var maxConnectionsPerIp = HTTPServerConfiguration().perIPConnectionLimit
 
+    @Option(name: .customLong("cors-origin"), help: "An origin (https://example.com) whose browser scripts may call the API; repeatable. Default: none.")
+    var corsOrigins: [String] = []
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
         if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be between 1 and 256.") }
@@ -52,7 +55,7 @@ struct Serve: ParsableCommand {
         configuration.connectionLimit = maxConnections
         configuration.perIPConnectionLimit = maxConnectionsPerIp
 
-        let application = DiaryApplication(store: store) { message in
+        let application = DiaryApplication(store: store, configuration: .init(corsOrigins: corsOrigins)) { message in
             FileHandle.standardError.write(Data("diary-server: \(message)\n".utf8))
         }
         HTTPServer.blockTerminationSignals()

@@ -11,11 +11,11 @@ final class TestApplication: Sendable {
     let store: SQLiteDiaryStore
     let app: DiaryApplication
 
-    init() throws {
+    init(configuration: DiaryApplication.Configuration = .init(), clock: @escaping @Sendable () -> Date = Date.init) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("diary-router-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        store = try SQLiteDiaryStore(path: directory.appendingPathComponent("diary.sqlite3").path)
-        app = DiaryApplication(store: store)
+        store = try SQLiteDiaryStore(path: directory.appendingPathComponent("diary.sqlite3").path, clock: clock)
+        app = DiaryApplication(store: store, configuration: configuration)
     }
 
     deinit {

@@ -1,0 +1,33 @@
+import DiaryAPI
+import Foundation
+import HTTPCore
+
+/// Reads a request body by its Content-Type: JSON always, plain text where the body type
+/// allows it (`PlainTextBody`). Anything else is 415 with the header to send instead.
+enum RequestBody {
+    static func decode<Body: Decodable>(_ type: Body.Type, from request: HTTPRequest) throws(Problem) -> Body {
+        let textType = Body.self as? any PlainTextBody.Type
+        let accepted = [MediaTypes.json] + (textType == nil ? [] : MediaTypes.text)
+        let hint = "Send the body as JSON with the header -H 'Content-Type: application/json'."
+        guard let contentType = request.headers[HTTPField.contentType] else {
+            throw .unsupportedMediaType("The request has no Content-Type. \(hint)")
+        }
+        let parts = contentType.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        guard let mediaType = parts.first, accepted.contains(mediaType) else {
+            throw .unsupportedMediaType("The body is \(contentType.prefix(100)), which this endpoint does not take (\(accepted.joined(separator: ", "))). \(hint)")
+        }
+        for parameter in parts.dropFirst() where parameter.hasPrefix("charset=") {
+            let charset = parameter.dropFirst("charset=".count).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            guard charset == "utf-8" || charset == "utf8" else {
+                throw .unsupportedMediaType("The body must be UTF-8, not \(charset.prefix(40)). \(hint)")
+            }
+        }
+        if mediaType != MediaTypes.json, let textType {
+            guard let text = String(validating: request.body, as: UTF8.self) else {
+                throw .badRequest("The request body is not valid UTF-8.")
+            }
+            if let body = textType.init(plainText: text) as? Body { return body }
+        }
+        return try JSONCoding.decodeBody(Body.self, from: request.body)
+    }
+}

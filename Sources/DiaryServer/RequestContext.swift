@@ -1,0 +1,38 @@
+import DiaryAPI
+import DiaryStore
+import HTTPCore
+
+/// What a handler may know of the request beyond the endpoint value: who sent it, and the
+/// header fields that change how the work is done (`If-Match`, `Idempotency-Key`).
+public struct RequestContext: Sendable {
+    /// Set for endpoints whose `access` is `.token`, nil for open ones.
+    public let user: User?
+    let request: HTTPRequest
+
+    /// The authenticated user; the router has already answered 401 when there is none.
+    public func authenticatedUser() throws(Problem) -> User {
+        guard let user else { throw .unauthorized("This request needs a token.") }
+        return user
+    }
+
+    /// The `If-Match` condition as a check on the stored entry, or nil without the header.
+    public var entryPrecondition: EntryPrecondition? {
+        guard let list = request.headers[HTTPField.ifMatch] else { return nil }
+        return { entry in EntityTag.list(list, contains: EntityTag.of(JSONCoding.encode(entry)), weak: false) }
+    }
+
+    /// The `Idempotency-Key` with a fingerprint of `body` (and the path), or nil without the header.
+    /// A key must be 1 to 255 visible ASCII characters.
+    public func idempotencyKey(for body: some Encodable) throws(Problem) -> IdempotencyKey? {
+        guard let key = request.headers[HTTPField.idempotencyKey] else { return nil }
+        guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw .badRequest(
+                "The Idempotency-Key header must be 1 to 255 visible ASCII characters.",
+                errors: [FieldError(field: HTTPField.idempotencyKey, message: "must be 1 to 255 visible ASCII characters")]
+            )
+        }
+        // The validated body re-encoded (sorted keys): the same request in other spacing is the same request.
+        let fingerprint = EntityTag.of(Array(request.path.utf8) + [0] + JSONCoding.encode(body))
+        return IdempotencyKey(key: key, fingerprint: fingerprint)
+    }
+}
