@@ -34,15 +34,17 @@ public struct DiaryClient: Sendable {
     // MARK: - Sending
 
     /// Sends `endpoint` and decodes its response (`NoContent` for a 204).
-    public func send<E: APIEndpoint>(_ endpoint: E) async throws -> E.Response {
-        let response = try await sendRaw(endpoint)
+    /// - Parameter headers: extra header fields, such as `If-Match` or `Idempotency-Key`.
+    public func send<E: APIEndpoint>(_ endpoint: E, headers: [String: String] = [:]) async throws -> E.Response {
+        let response = try await sendRaw(endpoint, headers: headers)
         return try Self.decode(E.self, from: response)
     }
 
     /// Sends `endpoint` and returns the successful answer's bytes undecoded, for printing
-    /// the server's JSON as received. A non-2xx answer still throws `APIError`.
-    public func sendRaw<E: APIEndpoint>(_ endpoint: E) async throws -> RawResponse {
-        let request = try makeRequest(for: endpoint)
+    /// the server's JSON as received or reading its headers. A non-2xx answer still throws `APIError`.
+    public func sendRaw<E: APIEndpoint>(_ endpoint: E, headers: [String: String] = [:]) async throws -> RawResponse {
+        var request = try makeRequest(for: endpoint)
+        request.headers.merge(headers) { _, extra in extra }
         let response: RawResponse
         do {
             response = try await transport.send(request)
@@ -75,38 +77,14 @@ public struct DiaryClient: Sendable {
             body = try DiaryJSON.makeEncoder().encode(value)
             headers["Content-Type"] = "application/json"
         }
-        let url = Self.url(serverURL: serverURL, path: endpoint.renderedPath, query: endpoint.query)
-        return PreparedRequest(method: method, url: url, headers: headers, body: body)
+        return PreparedRequest(method: method, url: Self.url(serverURL: serverURL, target: endpoint.renderedTarget), headers: headers, body: body)
     }
 
-    /// `serverURL` with `path` (already percent-encoded) appended to its own path and `query` as its query.
-    public static func url(serverURL: URL, path: String, query: [URLQueryItem]) -> URL {
-        guard var components = URLComponents(url: serverURL, resolvingAgainstBaseURL: true) else {
-            return serverURL
-        }
-        var basePath = components.percentEncodedPath
-        while basePath.hasSuffix("/") { basePath.removeLast() }
-        components.percentEncodedPath = basePath + path
-        components.percentEncodedQuery = query.isEmpty ? nil : query.map { item in
-            percentEncode(item.name) + (item.value.map { "=" + percentEncode($0) } ?? "")
-        }.joined(separator: "&")
-        components.fragment = nil
-        return components.url ?? serverURL
-    }
-
-    /// Every byte but the unreserved ones (`A-Z a-z 0-9 - . _ ~`) as `%XX`.
-    static func percentEncode(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2, with: "0")
-            }
-        }
-        return out
+    /// `serverURL` with `target` (an endpoint's percent-encoded path and query) appended to its own path.
+    public static func url(serverURL: URL, target: String) -> URL {
+        var base = serverURL.absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        return URL(string: base + target) ?? serverURL
     }
 
     // MARK: - Decoding
@@ -154,12 +132,6 @@ extension DiaryClient: CustomStringConvertible, CustomReflectable {
 
     public var customMirror: Mirror {
         Mirror(self, children: ["serverURL": serverURL, "hasToken": hasToken])
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to width: Int, with pad: Character) -> String {
-        count >= width ? self : String(repeating: pad, count: width - count) + self
     }
 }
 

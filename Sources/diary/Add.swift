@@ -1,6 +1,7 @@
 import ArgumentParser
 import DiaryAPI
 import DiaryClient
+import Foundation
 
 // MARK: - diary add
 
@@ -33,7 +34,16 @@ extension DiaryCommand {
         func run() async throws {
             let client = try globals.makeClient(requiringToken: true)
             let parts = try entryParts()
-            let entry = try await client.send(CreateEntry(NewEntry(title: parts.title, body: parts.body, diaryID: diary)))
+            let post = CreateEntry(NewEntry(title: parts.title, body: parts.body, diaryID: diary))
+            // One key for the post and its retry: if the first answer was lost on the way back,
+            // the server replays it instead of writing the entry twice.
+            let key = [HTTPField.idempotencyKey: UUID().uuidString]
+            let entry: Entry
+            do {
+                entry = try await client.send(post, headers: key)
+            } catch is ConnectionError {
+                entry = try await client.send(post, headers: key)
+            }
             Output.write("created entry \(entry.id): \(entry.title)")
         }
 

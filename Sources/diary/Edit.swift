@@ -37,7 +37,8 @@ extension DiaryCommand {
                 return
             }
 
-            let entry = try await client.send(GetEntry(entryID: entryID))
+            let read = try await client.sendRaw(GetEntry(entryID: entryID))
+            let entry = try DiaryClient.decode(GetEntry.self, from: read)
             let original = EntryText.compose(title: entry.title, body: entry.body)
             let edited = try Editor.edit(original)
             // Titles are kept as written here: one that starts with "# " is the entry's own.
@@ -50,8 +51,19 @@ extension DiaryCommand {
             guard !EntryText.isBlank(edited) else {
                 throw CommandFailure("the text is empty; entry \(entryID) was not changed")
             }
-            let updated = try await client.send(ReplaceEntry(entryID: entryID, EntryReplacement(title: after.title, body: after.body)))
-            Output.write("updated entry \(updated.id)")
+            // If-Match: the server refuses the change if the entry changed since it was read.
+            let condition = read.header(HTTPField.eTag).map { [HTTPField.ifMatch: $0] } ?? [:]
+            do {
+                let updated = try await client.send(ReplaceEntry(entryID: entryID, EntryReplacement(title: after.title, body: after.body)), headers: condition)
+                Output.write("updated entry \(updated.id)")
+            } catch {
+                // What the user wrote is never thrown away: it goes to a file they are told about.
+                let saved = try Editor.keep(edited, name: "diary-entry-\(entryID)")
+                if let failure = error as? APIError, failure.status == 412 {
+                    throw CommandFailure("entry \(entryID) changed on the server since you opened it; nothing was saved there. Your text is in \(saved)")
+                }
+                throw CommandFailure("\(error); your text is in \(saved)")
+            }
         }
     }
 }

@@ -30,10 +30,15 @@ enum Editor {
         return text
     }
 
+    /// Saves text the server did not take in a new file that is not removed; returns its path.
+    static func keep(_ text: String, name: String) throws -> String {
+        try makeTemporaryFile(holding: text, prefix: name)
+    }
+
     /// A new file readable only by the user, such as `/tmp/diary-Ab3xYz.md`, holding `text`.
-    private static func makeTemporaryFile(holding text: String) throws -> String {
+    private static func makeTemporaryFile(holding text: String, prefix: String = "diary") throws -> String {
         let directory = FileManager.default.temporaryDirectory.path
-        var template = Array((directory + "/diary-XXXXXX.md").utf8CString)
+        var template = Array((directory + "/\(prefix)-XXXXXX.md").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, 3) }
         guard fd >= 0 else {
             throw CommandFailure("cannot create a temporary file in \(directory): \(String(cString: strerror(errno)))")

@@ -122,3 +122,37 @@ import Testing
 extension JSONDecoder {
     static var diary: JSONDecoder { DiaryJSON.makeDecoder() }
 }
+
+/// `diary edit` through an editor sends the ETag it read; when someone else changed the entry
+/// meanwhile, the server says 412 and the user's text is kept in a file.
+@Suite(.serialized) struct EditConflictTests {
+    @Test func aConflictingEditKeepsTheTextInAFile() throws {
+        let server = try ServerProcess()
+        let token = try server.addUser("alice")
+        #expect(try server.diary(["add", "Original", "--body", "first"], token: token).status == 0)
+
+        let editor = server.directory.appendingPathComponent("editor.sh")
+        try """
+            #!/bin/sh
+            "\(Binaries.client.path)" edit 1 --body "changed elsewhere" >/dev/null
+            printf 'Mine\\n\\nmy careful text\\n' > "$1"
+            """.write(to: editor, atomically: true, encoding: .utf8)
+        chmod(editor.path, 0o755)
+
+        let result = try server.diary(["edit", "1"], token: token, environment: ["EDITOR": editor.path])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("changed on the server"))
+        let path = try #require(result.stderr.split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+        #expect(try String(contentsOfFile: path, encoding: .utf8).contains("my careful text"))
+        try? FileManager.default.removeItem(atPath: path)
+        let entry = try JSONDecoder.diary.decode(Entry.self, from: Data(try server.diary(["show", "1", "--json"]).stdout.utf8))
+        #expect(entry.title == "Original" && entry.body == "changed elsewhere")
+
+        // Without a conflict the same editor flow saves.
+        let plain = server.directory.appendingPathComponent("plain.sh")
+        try "#!/bin/sh\nprintf 'Edited\\n\\nfresh text\\n' > \"$1\"\n".write(to: plain, atomically: true, encoding: .utf8)
+        chmod(plain.path, 0o755)
+        #expect(try server.diary(["edit", "1"], token: token, environment: ["EDITOR": plain.path]).status == 0)
+        #expect(try server.diary(["show", "1"]).stdout.hasPrefix("Edited"))
+    }
+}

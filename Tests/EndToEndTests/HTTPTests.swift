@@ -71,3 +71,33 @@ import Testing
         #expect(entry.title == "Kept" && entry.body == "across restarts")
     }
 }
+
+/// The README's curl examples for issue 3, over real sockets.
+@Suite(.serialized) struct HTTPSemanticsEndToEndTests {
+    @Test func conditionalRequestsAndIdempotencyOverTheWire() throws {
+        let server = try ServerProcess()
+        let token = try server.addUser("alice")
+        let auth = ("Authorization", "Bearer \(token)"), json = ("Content-Type", "application/json")
+
+        let first = try server.raw("POST", "/api/entries", headers: [auth, json, ("Idempotency-Key", "retry-1")], body: #"{"title":"t","body":"b"}"#)
+        let retry = try server.raw("POST", "/api/entries", headers: [auth, json, ("Idempotency-Key", "retry-1")], body: #"{"title":"t","body":"b"}"#)
+        #expect(first.status == 201 && retry.status == 201)
+        #expect(retry.header("Idempotent-Replayed") == "true")
+        #expect(first.header("Location") == retry.header("Location"))
+
+        let get = try server.raw("GET", "/api/entries/1")
+        let tag = try #require(get.header("ETag"))
+        let notModified = try server.raw("GET", "/api/entries/1", headers: [("If-None-Match", tag)])
+        #expect(notModified.status == 304 && notModified.body.isEmpty)
+        let head = try server.raw("HEAD", "/api/entries/1")
+        #expect(head.status == 200 && head.header("ETag") == tag && head.header("Content-Length") == get.header("Content-Length"))
+
+        #expect(try server.raw("PUT", "/api/entries/1", headers: [auth, json, ("If-Match", tag)], body: #"{"title":"new","body":"x"}"#).status == 200)
+        let stale = try server.raw("PUT", "/api/entries/1", headers: [auth, json, ("If-Match", tag)], body: #"{"title":"lost","body":"y"}"#)
+        #expect(stale.status == 412)
+        #expect(try server.raw("GET", "/api/entries").header("X-Total-Count") == "1")
+        let list = try server.raw("GET", "/api/entries?per_page=1")
+        #expect(list.header("Link")?.contains(#"rel="last""#) == true)
+        #expect(try server.raw("GET", "/api/openapi.json").status == 200)
+    }
+}
