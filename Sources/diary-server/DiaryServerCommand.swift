@@ -5,7 +5,7 @@ struct DiaryServerCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "diary-server",
         abstract: "The diary JSON API server, on an embedded SQLite database.",
-        subcommands: [Serve.self, UserCommand.self],
+        subcommands: [Serve.self, UserCommand.self, Seed.self],
         defaultSubcommand: Serve.self
     )
 }

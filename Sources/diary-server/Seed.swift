@@ -1,0 +1,117 @@
+import ArgumentParser
+import DiaryAPI
+import DiarySQLiteStore
+import DiaryStore
+import Foundation
+
+/// `diary-server seed`: fills a new database with users, diaries and entries through the store
+/// (not HTTP), for `scripts/bench`. Hidden from help: it is a tool, not part of the service.
+struct Seed: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Fill a new database with generated users, diaries and entries; prints 'NAME TOKEN' per user.",
+        shouldDisplay: false
+    )
+
+    @Option(help: "Entries to write, about 1 KB of body each.")
+    var entries = 10_000
+
+    @Option(help: "Users, named bench-1, bench-2, …")
+    var users = 3
+
+    @Option(help: "Diaries per user.")
+    var diariesPerUser = 2
+
+    @OptionGroup var database: DatabaseOptions
+
+    func validate() throws {
+        guard entries >= 0, (1...1000).contains(users), (1...100).contains(diariesPerUser) else {
+            throw ValidationError("--entries must be 0 or more, --users 1 to 1000, --diaries-per-user 1 to 100.")
+        }
+    }
+
+    func run() throws {
+        do {
+            let store = try SQLiteDiaryStore(path: database.database)
+            guard try store.diaries().isEmpty else {
+                throw ValidationError("seed writes into a new database only; \(database.database) has diaries.")
+            }
+            var diaryIDs: [Int64] = []
+            for number in 1...users {
+                let token = APIToken.generate()
+                let user = try store.createUser(name: "bench-\(number)", tokenHash: TokenHash(token: token))
+                diaryIDs += try store.diaries().filter { $0.owner == user.name }.map(\.id)
+                for extra in 1..<diariesPerUser {
+                    diaryIDs.append(try store.createDiary(ownerID: user.id, title: "\(user.name)'s diary \(extra + 1)").id)
+                }
+                print(user.name, token)
+            }
+            try store.insertEntries(SeedText.entries(count: entries, diaryIDs: diaryIDs))
+            try store.close()
+        } catch let error as StoreError {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            throw ExitCode.failure
+        }
+    }
+}
+
+/// Deterministic diary-like text: the same arguments give the same entries, byte for byte.
+enum SeedText {
+    /// Entries 10 minutes apart from 2020-01-01, spread round-robin over the diaries.
+    static func entries(count: Int, diaryIDs: [Int64]) -> some Sequence<SeedEntry> {
+        let start = RFC3339.date(from: "2020-01-01T00:00:00Z")!
+        var random = SplitMix64(seed: 42)
+        return (0..<count).lazy.map { index in
+            SeedEntry(
+                diaryID: diaryIDs[index % diaryIDs.count],
+                title: "Day \(index + 1): \(random.words(3))",
+                body: random.body(bytes: 1000),
+                created: start + TimeInterval(index * 600))
+        }
+    }
+
+    static let words = """
+        morning rain coffee walked station train office lunch noodles meeting code review bug fixed \
+        evening river bridge cat neighbour book chapter tea garden tomatoes bicycle park quiet \
+        letter friend called mother dinner curry market bread cheese wind cold warm sunny cloudy
+        """.split(separator: " ").map(String.init)
+
+    /// Sentences that JSON must escape or that are not ASCII, so encoders do real work.
+    static let specials = [
+        "She said \"see you tomorrow\" and left.", "The path was C:\\diary\\2020.", "今日は雨でした。",
+        "Tabs\tand a slash / stay.", "Café au lait, naïve résumé.",
+    ]
+}
+
+/// A small fast PRNG with a fixed seed, so seeded databases are reproducible.
+struct SplitMix64 {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next(_ bound: Int) -> Int {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return Int((z ^ (z >> 31)) % UInt64(bound))
+    }
+
+    mutating func words(_ count: Int) -> String {
+        (0..<count).map { _ in SeedText.words[next(SeedText.words.count)] }.joined(separator: " ")
+    }
+
+    /// Sentences of 5 to 12 words, a paragraph break now and then, until about `bytes` UTF-8 bytes.
+    mutating func body(bytes: Int) -> String {
+        var text = ""
+        while text.utf8.count < bytes {
+            if !text.isEmpty { text += next(5) == 0 ? "\n\n" : " " }
+            if next(6) == 0 {
+                text += SeedText.specials[next(SeedText.specials.count)]
+            } else {
+                let sentence = words(5 + next(8))
+                text += sentence.prefix(1).uppercased() + sentence.dropFirst() + "."
+            }
+        }
+        return text
+    }
+}
