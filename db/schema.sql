@@ -92,3 +92,44 @@ CREATE TABLE idempotency_keys (
 ) STRICT, WITHOUT ROWID;
 
 CREATE INDEX idempotency_keys_by_age ON idempotency_keys (created);
+
+-- Full-text search over titles and bodies. The trigram tokenizer indexes every run of three
+-- characters, so any substring of three or more characters is found, in any language: Japanese
+-- needs no word splitting. (Shorter terms are matched by a scan of the rows the other
+-- conditions leave.) External content: the text lives once, in entries; the triggers keep the
+-- index in step in the same transaction as the change.
+CREATE VIRTUAL TABLE entries_fts USING fts5(
+    title, body, content = 'entries', content_rowid = 'entry_id', tokenize = 'trigram'
+);
+
+CREATE TRIGGER entries_fts_insert AFTER INSERT ON entries BEGIN
+    INSERT INTO entries_fts (rowid, title, body) VALUES (NEW.entry_id, NEW.title, NEW.body);
+END;
+
+CREATE TRIGGER entries_fts_delete AFTER DELETE ON entries BEGIN
+    INSERT INTO entries_fts (entries_fts, rowid, title, body) VALUES ('delete', OLD.entry_id, OLD.title, OLD.body);
+END;
+
+CREATE TRIGGER entries_fts_update AFTER UPDATE OF title, body ON entries BEGIN
+    INSERT INTO entries_fts (entries_fts, rowid, title, body) VALUES ('delete', OLD.entry_id, OLD.title, OLD.body);
+    INSERT INTO entries_fts (rowid, title, body) VALUES (NEW.entry_id, NEW.title, NEW.body);
+END;
+
+-- An entry's tags, normalised by the API (lowercase, no spaces, 1 to 40 characters).
+CREATE TABLE entry_tags (
+    entry_id    INTEGER NOT NULL REFERENCES entries (entry_id) ON DELETE CASCADE,
+    tag         TEXT NOT NULL CHECK (length(tag) BETWEEN 1 AND 40),
+    PRIMARY KEY (entry_id, tag)
+) STRICT, WITHOUT ROWID;
+
+-- The entries of a tag (filters), and the counts of GET /api/tags.
+CREATE INDEX entry_tags_by_tag ON entry_tags (tag, entry_id);
+
+-- Values the server makes once per database.
+CREATE TABLE settings (
+    name        TEXT PRIMARY KEY,
+    value       BLOB NOT NULL
+) STRICT, WITHOUT ROWID;
+
+-- Signs the paging cursors the API hands out (HMAC-SHA256), so that an altered one is refused.
+INSERT INTO settings (name, value) VALUES ('cursor_secret', randomblob(32));

@@ -2,40 +2,52 @@ import Foundation
 
 // MARK: - Entries
 
-/// `GET /api/entries`: every entry, newest first.
-public struct ListEntries: PagedEndpoint {
+/// `GET /api/entries`: every entry, newest first, or those the filter finds.
+public struct ListEntries: FilteredEndpoint {
     public typealias Response = EntryPage
     public static let method = HTTPMethod.GET
     public static let path: PathTemplate = "/api/entries"
 
     public var page: PageRequest
+    public var filter: EntryFilter
 
-    public init(page: PageRequest = PageRequest()) { self.page = page }
-    public init(_ request: EndpointRequest<NoBody>) throws(ParameterError) { page = try request.pageRequest() }
-    public var query: [URLQueryItem] { page.queryItems }
+    public init(page: PageRequest = PageRequest(), filter: EntryFilter = EntryFilter()) {
+        self.page = page
+        self.filter = filter
+    }
+
+    public init(_ request: EndpointRequest<NoBody>) throws(ParameterError) {
+        filter = try request.entryFilter()
+        page = try request.pageRequest()
+    }
+
+    public var query: [URLQueryItem] { filter.queryItems + page.queryItems }
 }
 
 /// `GET /api/diaries/{diary_id}/entries`: one diary's entries, newest first.
-public struct ListDiaryEntries: PagedEndpoint {
+public struct ListDiaryEntries: FilteredEndpoint {
     public typealias Response = EntryPage
     public static let method = HTTPMethod.GET
     public static let path: PathTemplate = "/api/diaries/{diary_id}/entries"
 
     public var diaryID: Int64
     public var page: PageRequest
+    public var filter: EntryFilter
 
-    public init(diaryID: Int64, page: PageRequest = PageRequest()) {
+    public init(diaryID: Int64, page: PageRequest = PageRequest(), filter: EntryFilter = EntryFilter()) {
         self.diaryID = diaryID
         self.page = page
+        self.filter = filter
     }
 
     public init(_ request: EndpointRequest<NoBody>) throws(ParameterError) {
         diaryID = try request.id("diary_id")
+        filter = try request.entryFilter()
         page = try request.pageRequest()
     }
 
     public var pathParameters: [String: String] { ["diary_id": String(diaryID)] }
-    public var query: [URLQueryItem] { page.queryItems }
+    public var query: [URLQueryItem] { filter.queryItems + page.queryItems }
 }
 
 /// `GET /api/entries/{entry_id}`.
@@ -188,6 +200,67 @@ public struct GetHealth: APIEndpoint {
     public init(_ request: EndpointRequest<NoBody>) throws(ParameterError) {}
 }
 
+// MARK: - Tags, export and import
+
+/// `GET /api/tags`: every tag in use, with its number of entries, by name.
+public struct ListTags: APIEndpoint {
+    public typealias Response = TagList
+    public static let method = HTTPMethod.GET
+    public static let path: PathTemplate = "/api/tags"
+
+    public init() {}
+    public init(_ request: EndpointRequest<NoBody>) throws(ParameterError) {}
+}
+
+/// The formats `GET /api/export` writes.
+public enum ExportFormat: String, Sendable, CaseIterable {
+    /// One entry a line (`application/x-ndjson`).
+    case ndjson
+    /// One JSON array of entries.
+    case json
+
+    public var mediaType: String { self == .ndjson ? MediaTypes.ndjson : MediaTypes.json }
+}
+
+/// `GET /api/export?format=ndjson|json`: every entry, oldest id first, streamed. The response
+/// is `[Entry]` (json) or one `Entry` a line (ndjson); the client reads it as bytes.
+public struct ExportEntries: APIEndpoint {
+    public typealias Response = [Entry]
+    public static let method = HTTPMethod.GET
+    public static let path: PathTemplate = "/api/export"
+
+    public var format: ExportFormat
+
+    public init(format: ExportFormat = .ndjson) { self.format = format }
+
+    public init(_ request: EndpointRequest<NoBody>) throws(ParameterError) {
+        format = .ndjson
+        if let text = request.queryValue("format") {
+            guard let format = ExportFormat(rawValue: text) else {
+                throw ParameterError(name: "format", message: "must be ndjson or json, not '\(text.prefix(40))'")
+            }
+            self.format = format
+        }
+    }
+
+    public var query: [URLQueryItem] { [URLQueryItem(name: "format", value: format.rawValue)] }
+}
+
+/// `POST /api/import`: writes exported entries of the caller, keeping their ids and dates;
+/// an entry whose id exists is skipped.
+public struct ImportEntries: APIEndpoint {
+    public typealias Response = ImportResult
+    public typealias Body = ImportBatch
+    public static let method = HTTPMethod.POST
+    public static let path: PathTemplate = "/api/import"
+    public static let access = Access.token
+
+    public var body: ImportBatch?
+
+    public init(_ batch: ImportBatch) { body = batch }
+    public init(_ request: EndpointRequest<ImportBatch>) throws(ParameterError) { body = request.body }
+}
+
 // MARK: - Catalogue
 
 public enum APIEndpoints {
@@ -196,5 +269,6 @@ public enum APIEndpoints {
         ListEntries.self, GetEntry.self, CreateEntry.self, ReplaceEntry.self, UpdateEntry.self, DeleteEntry.self,
         ListDiaries.self, GetDiary.self, ListDiaryEntries.self, CreateDiary.self,
         GetCurrentUser.self, GetHealth.self,
+        ListTags.self, ExportEntries.self, ImportEntries.self,
     ]
 }

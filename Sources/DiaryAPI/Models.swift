@@ -12,8 +12,16 @@ public struct Entry: Codable, Sendable, Equatable {
     public var body: String
     public var created: Date
     public var updated: Date
+    /// Normalised tags (see `TagRules`), sorted; always encoded, possibly empty.
+    public var tags: [String]
+    /// In search results only: about 80 characters around the first match, matches wrapped in
+    /// `<mark>`…`</mark>`; never encoded when nil.
+    public var snippet: String?
 
-    public init(id: Int64, diaryID: Int64, author: String, title: String, body: String, created: Date, updated: Date) {
+    public init(
+        id: Int64, diaryID: Int64, author: String, title: String, body: String, created: Date, updated: Date,
+        tags: [String] = [], snippet: String? = nil
+    ) {
         self.id = id
         self.diaryID = diaryID
         self.author = author
@@ -21,10 +29,39 @@ public struct Entry: Codable, Sendable, Equatable {
         self.body = body
         self.created = created
         self.updated = updated
+        self.tags = tags
+        self.snippet = snippet
     }
 
     enum CodingKeys: String, CodingKey {
-        case id = "entry_id", diaryID = "diary_id", author, title, body, created, updated
+        case id = "entry_id", diaryID = "diary_id", author, title, body, created, updated, tags, snippet
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(Int64.self, forKey: .id)
+        diaryID = try container.decode(Int64.self, forKey: .diaryID)
+        author = try container.decode(String.self, forKey: .author)
+        title = try container.decode(String.self, forKey: .title)
+        body = try container.decode(String.self, forKey: .body)
+        created = try container.decode(Date.self, forKey: .created)
+        updated = try container.decode(Date.self, forKey: .updated)
+        tags = try container.decodeIfPresent([String].self, forKey: .tags) ?? []
+        snippet = try container.decodeIfPresent(String.self, forKey: .snippet)
+    }
+
+    /// Written by hand so that `snippet` is left out, not `null`, outside search results.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(diaryID, forKey: .diaryID)
+        try container.encode(author, forKey: .author)
+        try container.encode(title, forKey: .title)
+        try container.encode(body, forKey: .body)
+        try container.encode(created, forKey: .created)
+        try container.encode(updated, forKey: .updated)
+        try container.encode(tags, forKey: .tags)
+        try container.encodeIfPresent(snippet, forKey: .snippet)
     }
 }
 
@@ -36,8 +73,10 @@ public struct EntryPage: Codable, Sendable, Equatable {
     public var total: Int
     public var nextPage: Int?
     public var prevPage: Int?
+    /// Continues the list after this page's last entry (`?cursor=`); nil on the last page.
+    public var nextCursor: String?
 
-    public init(entries: [Entry], page: Int, perPage: Int, total: Int) {
+    public init(entries: [Entry], page: Int, perPage: Int, total: Int, nextCursor: String? = nil) {
         self.entries = entries
         self.page = page
         self.perPage = perPage
@@ -45,10 +84,22 @@ public struct EntryPage: Codable, Sendable, Equatable {
         let (seen, overflow) = page.multipliedReportingOverflow(by: perPage)
         self.nextPage = !overflow && seen < total ? page + 1 : nil
         self.prevPage = page > 1 ? page - 1 : nil
+        self.nextCursor = nextCursor
     }
 
     enum CodingKeys: String, CodingKey {
-        case entries, page, perPage = "per_page", total, nextPage = "next_page", prevPage = "prev_page"
+        case entries, page, perPage = "per_page", total, nextPage = "next_page", prevPage = "prev_page", nextCursor = "next_cursor"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        entries = try container.decode([Entry].self, forKey: .entries)
+        page = try container.decode(Int.self, forKey: .page)
+        perPage = try container.decode(Int.self, forKey: .perPage)
+        total = try container.decode(Int.self, forKey: .total)
+        nextPage = try container.decodeIfPresent(Int.self, forKey: .nextPage)
+        prevPage = try container.decodeIfPresent(Int.self, forKey: .prevPage)
+        nextCursor = try container.decodeIfPresent(String.self, forKey: .nextCursor)
     }
 
     /// Written by hand so that an absent neighbour page is `null`, not a missing key.
@@ -60,6 +111,37 @@ public struct EntryPage: Codable, Sendable, Equatable {
         try container.encode(total, forKey: .total)
         try container.encode(nextPage, forKey: .nextPage)
         try container.encode(prevPage, forKey: .prevPage)
+        try container.encode(nextCursor, forKey: .nextCursor)
+    }
+}
+
+/// `GET /api/tags`: every tag in use, with how many entries carry it.
+public struct TagList: Codable, Sendable, Equatable {
+    public var tags: [TagCount]
+
+    public init(tags: [TagCount]) {
+        self.tags = tags
+    }
+}
+
+public struct TagCount: Codable, Sendable, Equatable {
+    public var name: String
+    public var count: Int
+
+    public init(name: String, count: Int) {
+        self.name = name
+        self.count = count
+    }
+}
+
+/// The answer of `POST /api/import`: entries written, and entries skipped because their id exists.
+public struct ImportResult: Codable, Sendable, Equatable {
+    public var created: Int
+    public var skipped: Int
+
+    public init(created: Int = 0, skipped: Int = 0) {
+        self.created = created
+        self.skipped = skipped
     }
 }
 

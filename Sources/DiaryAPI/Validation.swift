@@ -50,6 +50,44 @@ public enum EntryRules {
     }
 }
 
+/// Tags: short labels, normalised so that "Travel", " travel " and "TRAVEL" are one tag.
+public enum TagRules {
+    public static let length = 1...40
+    public static let maxPerEntry = 20
+
+    /// One tag normalised: trimmed, lowercased, inner runs of white space turned into `-`.
+    public static func tag(_ raw: String, field: String = "tags") -> Result<String, FieldError> {
+        let words = raw.lowercased().split(whereSeparator: { $0.isWhitespace })
+        let tag = words.joined(separator: "-")
+        let count = tag.unicodeScalars.count
+        guard count >= length.lowerBound else {
+            return .failure(FieldError(field: field, message: "must not hold an empty tag"))
+        }
+        guard count <= length.upperBound else {
+            return .failure(FieldError(field: field, message: "must hold tags of at most \(length.upperBound) characters ('\(tag.prefix(20))…' has \(count))"))
+        }
+        if tag.unicodeScalars.contains(where: { EntryRules.isControl($0) || $0 == "," || $0 == "#" }) {
+            return .failure(FieldError(field: field, message: "must hold tags without control characters, commas or '#'"))
+        }
+        return .success(tag)
+    }
+
+    /// A list of tags normalised, without duplicates, sorted; at most `maxPerEntry`.
+    public static func tags(_ raw: [String], field: String = "tags") -> Result<[String], FieldError> {
+        var tags = Set<String>()
+        for text in raw {
+            switch tag(text, field: field) {
+            case .success(let tag): tags.insert(tag)
+            case .failure(let error): return .failure(error)
+            }
+        }
+        guard tags.count <= maxPerEntry else {
+            return .failure(FieldError(field: field, message: "must hold at most \(maxPerEntry) tags (it has \(tags.count))"))
+        }
+        return .success(tags.sorted())
+    }
+}
+
 // MARK: - Bodies
 
 /// Gathers every field's failure, so that one answer lists all that is wrong.
@@ -63,6 +101,14 @@ private struct FieldChecks {
         }
     }
 
+    mutating func check(tags: [String]?, field: String = "tags") -> [String]? {
+        guard let tags else { return nil }
+        switch TagRules.tags(tags, field: field) {
+        case .success(let value): return value
+        case .failure(let error): errors.append(error); return []
+        }
+    }
+
     func finish<T>(_ value: T) -> Result<T, ValidationFailure> {
         errors.isEmpty ? .success(value) : .failure(ValidationFailure(errors))
     }
@@ -73,7 +119,8 @@ extension NewEntry: ValidatableBody {
         var checks = FieldChecks()
         let title = checks.check(EntryRules.title(title)), body = checks.check(EntryRules.body(body))
         if let diaryID, diaryID <= 0 { checks.errors.append(FieldError(field: "diary_id", message: "must be a positive integer")) }
-        return checks.finish(NewEntry(title: title, body: body, diaryID: diaryID))
+        let tags = checks.check(tags: tags)
+        return checks.finish(NewEntry(title: title, body: body, diaryID: diaryID, tags: tags, created: created))
     }
 }
 
@@ -81,19 +128,19 @@ extension EntryReplacement: ValidatableBody {
     public func validated() -> Result<EntryReplacement, ValidationFailure> {
         var checks = FieldChecks()
         let title = checks.check(EntryRules.title(title)), body = checks.check(EntryRules.body(body))
-        return checks.finish(EntryReplacement(title: title, body: body))
+        return checks.finish(EntryReplacement(title: title, body: body, tags: checks.check(tags: tags)))
     }
 }
 
 extension EntryPatch: ValidatableBody {
     public func validated() -> Result<EntryPatch, ValidationFailure> {
         var checks = FieldChecks()
-        if title == nil && body == nil {
-            checks.errors.append(FieldError(field: "title", message: "send title, body or both to change"))
+        if title == nil && body == nil && tags == nil {
+            checks.errors.append(FieldError(field: "title", message: "send title, body, tags or some of them to change"))
         }
         let title = self.title.map { checks.check(EntryRules.title($0)) }
         let body = self.body.map { checks.check(EntryRules.body($0)) }
-        return checks.finish(EntryPatch(title: title, body: body))
+        return checks.finish(EntryPatch(title: title, body: body, tags: checks.check(tags: tags)))
     }
 }
 
@@ -102,6 +149,25 @@ extension NewDiary: ValidatableBody {
         var checks = FieldChecks()
         let title = checks.check(EntryRules.title(title))
         return checks.finish(NewDiary(title: title))
+    }
+}
+
+extension ImportBatch: ValidatableBody {
+    /// Every entry must be one the API could have written: the field names say which entry failed.
+    public func validated() -> Result<ImportBatch, ValidationFailure> {
+        var checks = FieldChecks()
+        let entries = entries.enumerated().map { index, entry in
+            var entry = entry
+            entry.title = checks.check(EntryRules.title(entry.title, field: "[\(index)].title"))
+            entry.body = checks.check(EntryRules.body(entry.body, field: "[\(index)].body"))
+            entry.tags = checks.check(tags: entry.tags, field: "[\(index)].tags") ?? []
+            if entry.id <= 0 || entry.diaryID <= 0 {
+                checks.errors.append(FieldError(field: "[\(index)].entry_id", message: "entry_id and diary_id must be positive integers"))
+            }
+            entry.snippet = nil
+            return entry
+        }
+        return checks.finish(ImportBatch(entries: entries))
     }
 }
 

@@ -4,35 +4,6 @@ import Foundation
 import GRDB
 
 extension SQLiteDiaryStore {
-    public func entries(diaryID: Int64?, page: PageRequest) throws(StoreError) -> EntryPage {
-        let subject = diaryID.map { "entries of diary \($0)" } ?? "entries"
-        return try read(subject) { db in
-            // The count and the page come from the same read transaction: they agree.
-            let total: Int
-            let rows: [Row]
-            // The API checks pages (1 or more, per_page 1...100); a caller that did not gets an
-            // empty or clamped page, never SQLite's "negative LIMIT means no limit".
-            let limit = max(page.perPage, 0)
-            let (offset, overflow) = max(page.page - 1, 0).multipliedReportingOverflow(by: limit)
-            let arguments: StatementArguments = [limit, overflow ? Int.max : offset]
-            if let diaryID {
-                let count = try db.cachedStatement(sql: "SELECT entry_count FROM diaries WHERE diary_id = ?")
-                guard let diaryTotal = try Int.fetchOne(count, arguments: [diaryID]) else {
-                    throw StoreError(.notFound, subject: "diary \(diaryID)")
-                }
-                total = diaryTotal
-                let statement = try db.cachedStatement(sql: "\(Self.entryColumns) WHERE e.diary_id = ? \(Self.newestFirst)")
-                rows = try Row.fetchAll(statement, arguments: [diaryID] + arguments)
-            } else {
-                let count = try db.cachedStatement(sql: "SELECT coalesce(sum(entry_count), 0) FROM diaries")
-                total = try Int.fetchOne(count) ?? 0
-                let statement = try db.cachedStatement(sql: "\(Self.entryColumns) \(Self.newestFirst)")
-                rows = try Row.fetchAll(statement, arguments: arguments)
-            }
-            return try EntryPage(entries: rows.map(Self.entry(from:)), page: page.page, perPage: page.perPage, total: total)
-        }
-    }
-
     public func entry(id: Int64) throws(StoreError) -> Entry? {
         try read("entry \(id)") { db in
             try Self.fetchEntry(db, id: id)
@@ -52,7 +23,7 @@ extension SQLiteDiaryStore {
     }
 
     public func createEntry(
-        userID: Int64, diaryID: Int64?, title: String, body: String, idempotency: IdempotencyKey?
+        userID: Int64, diaryID: Int64?, title: String, body: String, tags: [String], created: Date?, idempotency: IdempotencyKey?
     ) throws(StoreError) -> Created<Entry> {
         let subject = diaryID.map { "new entry in diary \($0)" } ?? "new entry of user \(userID)"
         return try write(subject) { db in
@@ -64,20 +35,24 @@ extension SQLiteDiaryStore {
                 return Created(entry, replayed: true)
             }
             let (diaryID, author) = try Self.diaryForNewEntry(db, userID: userID, diaryID: diaryID, now: now.text)
+            let created = created.map { Date(timeIntervalSince1970: $0.timeIntervalSince1970.rounded(.down)) } ?? now.date
             try db.cachedStatement(sql: """
                 INSERT INTO entries (diary_id, title, body, created, updated) VALUES (?, ?, ?, ?, ?)
-                """).execute(arguments: [diaryID, title, body, now.text, now.text])
+                """).execute(arguments: [diaryID, title, body, RFC3339.string(from: created), now.text])
             let id = db.lastInsertedRowID
+            try Self.setTags(db, entryID: id, tags: tags, replacing: false)
             try Self.touchDiary(db, id: diaryID, now: now.text)
             if let idempotency {
                 try Self.record(idempotency, userID: userID, resource: .entry, id: id, db, now: now.text)
             }
-            return Created(Entry(id: id, diaryID: diaryID, author: author, title: title, body: body, created: now.date, updated: now.date))
+            return Created(Entry(
+                id: id, diaryID: diaryID, author: author, title: title, body: body, created: created, updated: now.date, tags: tags.sorted()
+            ))
         }
     }
 
     public func updateEntry(
-        id: Int64, userID: Int64, title: String?, body: String?, precondition: EntryPrecondition?
+        id: Int64, userID: Int64, title: String?, body: String?, tags: [String]?, precondition: EntryPrecondition?
     ) throws(StoreError) -> Entry {
         try write("entry \(id)") { db in
             let diaryID = try Self.checkEntryOwner(db, entryID: id, userID: userID)
@@ -86,6 +61,7 @@ extension SQLiteDiaryStore {
             try db.cachedStatement(sql: """
                 UPDATE entries SET title = coalesce(?, title), body = coalesce(?, body), updated = ? WHERE entry_id = ?
                 """).execute(arguments: [title, body, now.text, id])
+            if let tags { try Self.setTags(db, entryID: id, tags: tags, replacing: true) }
             try Self.touchDiary(db, id: diaryID, now: now.text)
             guard let entry = try Self.fetchEntry(db, id: id) else {
                 throw StoreError(.notFound, subject: "entry \(id)")  // Unreachable: checked above, same transaction.
@@ -107,11 +83,17 @@ extension SQLiteDiaryStore {
 // MARK: - Rows
 
 extension SQLiteDiaryStore {
-    /// An entry with its author, the name of its diary's owner.
-    static let entryColumns = """
-        SELECT e.entry_id, e.diary_id, u.name, e.title, e.body, e.created, e.updated
-        FROM entries e JOIN diaries d ON d.diary_id = e.diary_id JOIN users u ON u.user_id = d.user_id
+    /// An entry's columns with its author (the name of its diary's owner) and its tags.
+    static let entrySelectList = """
+        SELECT e.entry_id, e.diary_id, u.name, e.title, e.body, e.created, e.updated,
+        (SELECT group_concat(t.tag, ',') FROM entry_tags t WHERE t.entry_id = e.entry_id)
         """
+
+    /// What joins an entry `e` to its author.
+    static let entryJoins = "JOIN diaries d ON d.diary_id = e.diary_id JOIN users u ON u.user_id = d.user_id"
+
+    /// An entry with its author and tags.
+    static let entryColumns = "\(entrySelectList) FROM entries e \(entryJoins)"
 
     /// The API's order, which the indexes `entries_newest_first` and
     /// `entries_by_diary_newest_first` already have: no sort at query time.
@@ -125,7 +107,20 @@ extension SQLiteDiaryStore {
             title: row.decode(atIndex: 3),
             body: row.decode(atIndex: 4),
             created: date(row.decode(atIndex: 5), column: "entries.created"),
-            updated: date(row.decode(atIndex: 6), column: "entries.updated"))
+            updated: date(row.decode(atIndex: 6), column: "entries.updated"),
+            // Tags hold no commas (the API refuses them), so the list splits back exactly.
+            tags: (row[7] as String?).map { $0.split(separator: ",").map(String.init).sorted() } ?? [])
+    }
+
+    /// Writes an entry's tags, replacing the ones it had when `replacing`.
+    static func setTags(_ db: Database, entryID: Int64, tags: [String], replacing: Bool) throws {
+        if replacing {
+            try db.cachedStatement(sql: "DELETE FROM entry_tags WHERE entry_id = ?").execute(arguments: [entryID])
+        }
+        let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO entry_tags (entry_id, tag) VALUES (?, ?)")
+        for tag in tags {
+            try insert.execute(arguments: [entryID, tag])
+        }
     }
 
     static func fetchEntry(_ db: Database, id: Int64) throws -> Entry? {

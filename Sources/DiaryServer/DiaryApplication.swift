@@ -44,10 +44,10 @@ extension DiaryApplication {
     private static func addRoutes(to router: inout Router, handlers h: Handlers, authenticator auth: Authenticator) {
         // Entries
         router.add(ListEntries.self, authenticator: auth) { endpoint, _ throws(Problem) in
-            try h.entries(diaryID: nil, page: endpoint.page)
+            try h.entries(diaryID: nil, page: endpoint.page, filter: endpoint.filter)
         }
         router.add(ListDiaryEntries.self, authenticator: auth) { endpoint, _ throws(Problem) in
-            try h.entries(diaryID: endpoint.diaryID, page: endpoint.page)
+            try h.entries(diaryID: endpoint.diaryID, page: endpoint.page, filter: endpoint.filter)
         }
         router.add(GetEntry.self, authenticator: auth) { endpoint, _ throws(Problem) in
             let entry = try h.found("entry \(endpoint.entryID)") { () throws(StoreError) in try h.store.entry(id: endpoint.entryID) }
@@ -56,11 +56,11 @@ extension DiaryApplication {
         router.add(CreateEntry.self, authenticator: auth, handler: h.createEntry)
         router.add(ReplaceEntry.self, authenticator: auth) { endpoint, context throws(Problem) in
             let body = try endpoint.body.required()
-            return try h.updateEntry(endpoint.entryID, title: body.title, body: body.body, context)
+            return try h.updateEntry(endpoint.entryID, title: body.title, body: body.body, tags: body.tags, context)
         }
         router.add(UpdateEntry.self, authenticator: auth) { endpoint, context throws(Problem) in
             let body = try endpoint.body.required()
-            return try h.updateEntry(endpoint.entryID, title: body.title, body: body.body, context)
+            return try h.updateEntry(endpoint.entryID, title: body.title, body: body.body, tags: body.tags, context)
         }
         router.add(DeleteEntry.self, authenticator: auth) { endpoint, context throws(Problem) in
             let user = try context.authenticatedUser()
@@ -85,6 +85,19 @@ extension DiaryApplication {
             let key = try context.idempotencyKey(for: body)
             let created = try h.run { () throws(StoreError) in try h.store.createDiary(ownerID: user.id, title: body.title, idempotency: key) }
             return Reply(created.value, replayed: created.replayed)
+        }
+
+        // Tags, export and import
+        router.add(ListTags.self, authenticator: auth) { _, _ throws(Problem) in
+            Reply(TagList(tags: try h.run { () throws(StoreError) in try h.store.tags() }))
+        }
+        router.add(ExportEntries.self, authenticator: auth) { endpoint, _ throws(Problem) in
+            h.export(endpoint.format)
+        }
+        router.add(ImportEntries.self, authenticator: auth) { endpoint, context throws(Problem) in
+            let user = try context.authenticatedUser()
+            let body = try endpoint.body.required()
+            return Reply(try h.run { () throws(StoreError) in try h.store.importEntries(userID: user.id, entries: body.entries) })
         }
 
         // Users and service
@@ -128,11 +141,41 @@ struct Handlers: Sendable {
 
     /// A page, last modified when its entries last changed. That time is read before the page,
     /// so a write between the two reads makes it older, never newer, than what the page shows.
-    func entries(diaryID: Int64?, page: PageRequest) throws(Problem) -> Reply<EntryPage> {
-        try run { () throws(StoreError) in
-            let lastModified = try store.lastModified(diaryID: diaryID)
-            return Reply(try store.entries(diaryID: diaryID, page: page), lastModified: lastModified)
+    /// A cursor must be one this list handed out (signed, same filter and diary): 400 otherwise.
+    func entries(diaryID: Int64?, page: PageRequest, filter: EntryFilter) throws(Problem) -> Reply<EntryPage> {
+        let codec = try run { () throws(StoreError) in CursorCodec(secret: try store.cursorSecret()) }
+        var position: EntryPosition?
+        if let cursor = filter.cursor {
+            guard let decoded = codec.decode(cursor, filter: filter, diaryID: diaryID) else {
+                throw .invalidParameter(ParameterError(name: "cursor", message: "is not a cursor this list handed out, or it was altered"))
+            }
+            position = decoded
         }
+        return try run { () throws(StoreError) in
+            let lastModified = try store.lastModified(diaryID: diaryID)
+            let results = try store.entries(EntryQuery(diaryID: diaryID, page: page, filter: filter, position: position))
+            var entryPage = results.page
+            entryPage.nextCursor = results.next.map { codec.encode($0, filter: filter, diaryID: diaryID) }
+            return Reply(entryPage, lastModified: lastModified)
+        }
+    }
+
+    /// Every entry by id, pulled from the store in batches as the client reads: memory stays
+    /// flat however large the export. A store failure mid-way breaks the stream (the client
+    /// sees an incomplete chunked body), as the status line is already sent.
+    func export(_ format: ExportFormat) -> Reply<[Entry]> {
+        let batches = store.exportBatches()
+        let writer = ExportWriter(format: format)
+        let log = log
+        let stream = HTTPBodyStream { () throws -> [UInt8]? in
+            do {
+                return writer.chunk(try batches.next())
+            } catch {
+                log("export stopped: \(error)")
+                throw error
+            }
+        }
+        return Reply([], stream: stream, contentType: format.mediaType)
     }
 
     /// An unknown `diary_id` in the body is a field the client got wrong: 422, not 404.
@@ -141,7 +184,9 @@ struct Handlers: Sendable {
         let body = try endpoint.body.required()
         let key = try context.idempotencyKey(for: body)
         do {
-            let created = try store.createEntry(userID: user.id, diaryID: body.diaryID, title: body.title, body: body.body, idempotency: key)
+            let created = try store.createEntry(
+                userID: user.id, diaryID: body.diaryID, title: body.title, body: body.body, tags: body.tags ?? [], created: body.created, idempotency: key
+            )
             return Reply(created.value, replayed: created.replayed)
         } catch where error.kind == .notFound && body.diaryID != nil {
             throw .validation(ValidationFailure([FieldError(field: "diary_id", message: "\(error.subject) does not exist")]))
@@ -151,10 +196,10 @@ struct Handlers: Sendable {
     }
 
     /// PUT and PATCH: the fields given change, if the caller owns the entry and `If-Match` holds.
-    func updateEntry(_ id: Int64, title: String?, body: String?, _ context: RequestContext) throws(Problem) -> Reply<Entry> {
+    func updateEntry(_ id: Int64, title: String?, body: String?, tags: [String]?, _ context: RequestContext) throws(Problem) -> Reply<Entry> {
         let user = try context.authenticatedUser()
         let entry = try run { () throws(StoreError) in
-            try store.updateEntry(id: id, userID: user.id, title: title, body: body, precondition: context.entryPrecondition)
+            try store.updateEntry(id: id, userID: user.id, title: title, body: body, tags: tags, precondition: context.entryPrecondition)
         }
         return Reply(entry)
     }

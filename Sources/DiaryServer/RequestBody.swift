@@ -7,7 +7,8 @@ import HTTPCore
 enum RequestBody {
     static func decode<Body: Decodable>(_ type: Body.Type, from request: HTTPRequest) throws(Problem) -> Body {
         let textType = Body.self as? any PlainTextBody.Type
-        let accepted = [MediaTypes.json] + (textType == nil ? [] : MediaTypes.text)
+        let lineDelimited = Body.self is any LineDelimitedBody.Type
+        let accepted = [MediaTypes.json] + (textType == nil ? [] : MediaTypes.text) + (lineDelimited ? [MediaTypes.ndjson] : [])
         let hint = "Send the body as JSON with the header -H 'Content-Type: application/json'."
         guard let contentType = request.headers[HTTPField.contentType] else {
             throw .unsupportedMediaType("The request has no Content-Type. \(hint)")
@@ -21,6 +22,14 @@ enum RequestBody {
             guard charset == "utf-8" || charset == "utf8" else {
                 throw .unsupportedMediaType("The body must be UTF-8, not \(charset.prefix(40)). \(hint)")
             }
+        }
+        if mediaType == MediaTypes.ndjson {
+            // One JSON value a line: read as the array of those values.
+            let lines = request.body.split(separator: UInt8(ascii: "\n")).filter { line in
+                line.contains { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\r") && $0 != UInt8(ascii: "\t") }
+            }
+            let array = [UInt8(ascii: "[")] + Array(lines.joined(separator: [UInt8(ascii: ",")])) + [UInt8(ascii: "]")]
+            return try JSONCoding.decodeBody(Body.self, from: array)
         }
         if mediaType != MediaTypes.json, let textType {
             guard let text = String(validating: request.body, as: UTF8.self) else {

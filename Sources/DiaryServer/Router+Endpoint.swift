@@ -12,11 +12,16 @@ public struct Reply<Value: Sendable>: Sendable {
     public var lastModified: Date?
     /// True when an idempotency key replays an earlier creation.
     public var replayed: Bool
+    /// When set, the body is this stream (of `contentType`), sent chunked, instead of `value`.
+    public var stream: HTTPBodyStream?
+    public var contentType: String?
 
-    public init(_ value: Value, lastModified: Date? = nil, replayed: Bool = false) {
+    public init(_ value: Value, lastModified: Date? = nil, replayed: Bool = false, stream: HTTPBodyStream? = nil, contentType: String? = nil) {
         self.value = value
         self.lastModified = lastModified
         self.replayed = replayed
+        self.stream = stream
+        self.contentType = contentType
     }
 }
 
@@ -76,6 +81,10 @@ extension Router {
             headers.remove("Content-Type")
             return HTTPResponse(status: 204, headers: headers)
         }
+        if let stream = reply.stream {
+            headers.set("Content-Type", "\(reply.contentType ?? MediaTypes.json); charset=utf-8")
+            return HTTPResponse(status: E.successStatus, headers: headers, stream: stream)
+        }
         let body = JSONCoding.encode(reply.value)
         if E.successStatus == 201 {
             if let located = reply.value as? any Locatable { headers.add(HTTPField.location, located.location) }
@@ -127,6 +136,10 @@ enum PageLinks {
         return links.map { number, relation in
             var linked = endpoint
             linked.page = PageRequest(page: number, perPage: page.perPage)
+            if var filtered = linked as? any FilteredEndpoint {
+                filtered.filter.cursor = nil  // A page number and a cursor do not go together.
+                linked = filtered
+            }
             return "<\(linked.renderedTarget)>; rel=\"\(relation)\""
         }.joined(separator: ", ")
     }

@@ -27,9 +27,10 @@ public protocol DiaryStore: Sendable {
 
     // MARK: Entries
 
-    /// A page of entries, newest first (`created` descending, then `entry_id` descending);
-    /// one diary's when `diaryID` is set (`.notFound` when that diary does not exist).
-    func entries(diaryID: Int64?, page: PageRequest) throws(StoreError) -> EntryPage
+    /// A page of the entries `query` finds: newest first (`created` descending, then
+    /// `entry_id` descending) or by relevance; one diary's when `diaryID` is set (`.notFound`
+    /// when that diary does not exist). Starts after `query.position` when set, else at the page.
+    func entries(_ query: EntryQuery) throws(StoreError) -> EntryResults
     func entry(id: Int64) throws(StoreError) -> Entry?
     /// When the entries of one diary, or of all when nil, last changed (written or deleted);
     /// nil when there is no such diary, or no diary at all.
@@ -37,12 +38,65 @@ public protocol DiaryStore: Sendable {
     /// Writes an entry in `diaryID`, or when nil in the user's first diary (created if they have none).
     /// Throws `.notFound` for an unknown diary and `.forbidden` for someone else's. With a key
     /// seen before, answers the entry that key created instead (`.keyReused` for another request).
-    func createEntry(userID: Int64, diaryID: Int64?, title: String, body: String, idempotency: IdempotencyKey?) throws(StoreError) -> Created<Entry>
+    /// `tags` are stored as given (normalised by the caller); `created` back-dates the entry (nil: now).
+    func createEntry(
+        userID: Int64, diaryID: Int64?, title: String, body: String, tags: [String], created: Date?, idempotency: IdempotencyKey?
+    ) throws(StoreError) -> Created<Entry>
     /// Changes the fields that are not nil, if `precondition` holds for the entry as stored
     /// (`.preconditionFailed` otherwise). Throws `.notFound` or `.forbidden`.
-    func updateEntry(id: Int64, userID: Int64, title: String?, body: String?, precondition: EntryPrecondition?) throws(StoreError) -> Entry
+    func updateEntry(
+        id: Int64, userID: Int64, title: String?, body: String?, tags: [String]?, precondition: EntryPrecondition?
+    ) throws(StoreError) -> Entry
     /// Deletes the entry if `precondition` holds for it. Throws `.notFound`, `.forbidden` or `.preconditionFailed`.
     func deleteEntry(id: Int64, userID: Int64, precondition: EntryPrecondition?) throws(StoreError)
+
+    // MARK: Tags, export and import
+
+    /// Every tag in use with its number of entries, by name.
+    func tags() throws(StoreError) -> [TagCount]
+    /// Up to `limit` entries with ids above `afterID` (nil: from the first), by id: export reads
+    /// the whole store in such batches (see `exportBatches`), so that memory stays flat.
+    func entries(afterID: Int64?, limit: Int) throws(StoreError) -> [Entry]
+    /// Writes exported entries for `userID` in one transaction, keeping their ids, dates and
+    /// tags. An entry whose id exists is skipped; a missing diary is created for the user with
+    /// that id. Throws `.forbidden` for another user's diary, or an entry of another author.
+    func importEntries(userID: Int64, entries: [Entry]) throws(StoreError) -> ImportResult
+    /// The random secret made with the database that signs paging cursors.
+    func cursorSecret() throws(StoreError) -> [UInt8]
+}
+
+/// What `entries(_:)` lists.
+public struct EntryQuery: Sendable, Equatable {
+    public var diaryID: Int64?
+    public var page: PageRequest
+    public var filter: EntryFilter
+    /// Where a cursor left off; when set, `page.page` is ignored.
+    public var position: EntryPosition?
+
+    public init(diaryID: Int64? = nil, page: PageRequest = PageRequest(), filter: EntryFilter = EntryFilter(), position: EntryPosition? = nil) {
+        self.diaryID = diaryID
+        self.page = page
+        self.filter = filter
+        self.position = position
+    }
+}
+
+/// Where a list left off: after an entry (newest first: a keyset seek on the index), or
+/// after a number of results (relevance order).
+public enum EntryPosition: Sendable, Equatable, Hashable {
+    case after(created: Date, id: Int64)
+    case offset(Int)
+}
+
+/// A page and where the next one starts (nil on the last page).
+public struct EntryResults: Sendable, Equatable {
+    public var page: EntryPage
+    public var next: EntryPosition?
+
+    public init(page: EntryPage, next: EntryPosition?) {
+        self.page = page
+        self.next = next
+    }
 }
 
 /// A check on an entry as stored, made in the same transaction as the change it guards
@@ -77,20 +131,68 @@ public struct Created<Value: Sendable>: Sendable {
 // MARK: - Calls without keys or preconditions
 
 extension DiaryStore {
-    public func createEntry(userID: Int64, diaryID: Int64?, title: String, body: String) throws(StoreError) -> Entry {
-        try createEntry(userID: userID, diaryID: diaryID, title: title, body: body, idempotency: nil).value
+    /// A page of entries, newest first, without a filter.
+    public func entries(diaryID: Int64?, page: PageRequest) throws(StoreError) -> EntryPage {
+        try entries(EntryQuery(diaryID: diaryID, page: page)).page
+    }
+
+    public func createEntry(
+        userID: Int64, diaryID: Int64?, title: String, body: String, idempotency: IdempotencyKey?
+    ) throws(StoreError) -> Created<Entry> {
+        try createEntry(userID: userID, diaryID: diaryID, title: title, body: body, tags: [], created: nil, idempotency: idempotency)
+    }
+
+    public func createEntry(
+        userID: Int64, diaryID: Int64?, title: String, body: String, tags: [String] = [], created: Date? = nil
+    ) throws(StoreError) -> Entry {
+        try createEntry(userID: userID, diaryID: diaryID, title: title, body: body, tags: tags, created: created, idempotency: nil).value
+    }
+
+    public func updateEntry(
+        id: Int64, userID: Int64, title: String?, body: String?, precondition: EntryPrecondition?
+    ) throws(StoreError) -> Entry {
+        try updateEntry(id: id, userID: userID, title: title, body: body, tags: nil, precondition: precondition)
+    }
+
+    /// Every entry by id, read `batchSize` at a time as the iterator is pulled.
+    public func exportBatches(batchSize: Int = 500) -> ExportBatches {
+        ExportBatches(store: self, batchSize: batchSize)
     }
 
     public func createDiary(ownerID: Int64, title: String) throws(StoreError) -> Diary {
         try createDiary(ownerID: ownerID, title: title, idempotency: nil).value
     }
 
-    public func updateEntry(id: Int64, userID: Int64, title: String?, body: String?) throws(StoreError) -> Entry {
-        try updateEntry(id: id, userID: userID, title: title, body: body, precondition: nil)
+    public func updateEntry(id: Int64, userID: Int64, title: String?, body: String?, tags: [String]? = nil) throws(StoreError) -> Entry {
+        try updateEntry(id: id, userID: userID, title: title, body: body, tags: tags, precondition: nil)
     }
 
     public func deleteEntry(id: Int64, userID: Int64) throws(StoreError) {
         try deleteEntry(id: id, userID: userID, precondition: nil)
+    }
+}
+
+/// Pulls the whole store in batches by id; each `next()` is one read transaction. Not
+/// thread-safe: one reader pulls it (the export stream).
+public final class ExportBatches: @unchecked Sendable {
+    let store: any DiaryStore
+    let batchSize: Int
+    private var lastID: Int64?
+    private var finished = false
+
+    init(store: any DiaryStore, batchSize: Int) {
+        self.store = store
+        self.batchSize = batchSize
+    }
+
+    /// The next batch, or nil after the last.
+    public func next() throws(StoreError) -> [Entry]? {
+        guard !finished else { return nil }
+        let batch = try store.entries(afterID: lastID, limit: batchSize)
+        if batch.count < batchSize { finished = true }
+        guard let last = batch.last else { return nil }
+        lastID = last.id
+        return batch
     }
 }
 

@@ -99,7 +99,7 @@ enum DaemonCallbacks {
     /// Copies the response into libmicrohttpd and queues it. `Content-Length` and `Transfer-Encoding`
     /// are left out: libmicrohttpd frames the body itself (and keeps the length right for HEAD).
     private static func queue(_ response: HTTPResponse, on connection: OpaquePointer, closing: Bool) -> MHD_Result {
-        let created = response.body.withUnsafeBytes { bytes in
+        let created = response.stream.map(StreamedBody.response) ?? response.body.withUnsafeBytes { bytes in
             MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
         }
         guard let created else { return .NO }

@@ -42,7 +42,11 @@ import Testing
         let date = Date(timeIntervalSince1970: 1_795_321_800)
         let entry = Entry(id: 42, diaryID: 1, author: "alice", title: "t", body: "b", created: date, updated: date)
         let object = try JSONSerialization.jsonObject(with: DiaryJSON.makeEncoder().encode(entry)) as? [String: Any]
-        #expect(Set(object?.keys ?? [:].keys) == ["entry_id", "diary_id", "author", "title", "body", "created", "updated"])
+        #expect(Set(object?.keys ?? [:].keys) == ["entry_id", "diary_id", "author", "title", "body", "created", "updated", "tags"])
+        var found = entry
+        found.snippet = "<mark>t</mark>"
+        let withSnippet = try JSONSerialization.jsonObject(with: DiaryJSON.makeEncoder().encode(found)) as? [String: Any]
+        #expect(withSnippet?["snippet"] as? String == "<mark>t</mark>")
         #expect(object?["created"] as? String == "2026-11-22T04:30:00Z")
         #expect(try DiaryJSON.makeDecoder().decode(Entry.self, from: DiaryJSON.makeEncoder().encode(entry)) == entry)
     }
@@ -80,5 +84,36 @@ import Testing
     @Test func patchNeedsAField() throws {
         #expect((try? EntryPatch().validated().get()) == nil)
         #expect(try EntryPatch(body: "").validated().get() == EntryPatch(body: ""))
+    }
+}
+
+@Suite struct FilterContractTests {
+    @Test func searchQueriesSplitIntoTerms() throws {
+        #expect(try SearchQuery.terms(of: #"京都 "rainy day" kyo*"#) == ["京都", "rainy day", "kyo"])
+        #expect(throws: SearchQuery.SyntaxError.self) { try SearchQuery.terms(of: #"an "open quote"#) }
+        #expect(throws: SearchQuery.SyntaxError.self) { try SearchQuery.terms(of: "  * ") }
+    }
+
+    @Test func tagsAreNormalised() throws {
+        #expect(try TagRules.tags([" Autumn   Leaves ", "autumn-leaves", "Japan"]).get() == ["autumn-leaves", "japan"])
+        #expect((try? TagRules.tags(["a,b"]).get()) == nil)
+        #expect((try? TagRules.tags(["#a"]).get()) == nil)
+        #expect((try? TagRules.tags(["  "]).get()) == nil)
+        #expect((try? TagRules.tags([String(repeating: "é", count: 41)]).get()) == nil)
+        #expect((try? TagRules.tags((1...21).map { "t\($0)" }).get()) == nil)
+    }
+
+    @Test func plainDatesCoverTheWholeDay() {
+        #expect(EntryFilter.date("2026-11-01", endOfDay: false) == RFC3339.date(from: "2026-11-01T00:00:00Z"))
+        #expect(EntryFilter.date("2026-11-01", endOfDay: true) == RFC3339.date(from: "2026-11-01T23:59:59Z"))
+        #expect(EntryFilter.date("2026-11-01T09:00:00+09:00", endOfDay: true) == RFC3339.date(from: "2026-11-01T00:00:00Z"))
+        #expect(EntryFilter.date("11/01/2026", endOfDay: false) == nil)
+    }
+
+    @Test func filtersRoundTripThroughTheQuery() throws {
+        let filter = EntryFilter(query: "京都", order: .newest, since: RFC3339.date(from: "2026-11-01T00:00:00Z"), tags: ["a", "b"], cursor: "c.d")
+        let endpoint = ListEntries(page: PageRequest(page: 1, perPage: 5), filter: filter)
+        let request = EndpointRequest<NoBody>(query: endpoint.query.map { (name: $0.name, value: $0.value ?? "") })
+        #expect(try ListEntries(request).filter == filter)
     }
 }

@@ -1,0 +1,213 @@
+import DiaryAPI
+import DiaryStore
+import Foundation
+import GRDB
+
+// MARK: - Listing and search
+
+extension SQLiteDiaryStore {
+    public func entries(_ query: EntryQuery) throws(StoreError) -> EntryResults {
+        let subject = query.diaryID.map { "entries of diary \($0)" } ?? "entries"
+        return try read(subject) { db in
+            // The count and the page come from the same read transaction: they agree.
+            let total = try Self.count(db, query)
+            let sql = EntrySQL(query)
+            let rows = try Row.fetchAll(db.cachedStatement(sql: sql.select), arguments: sql.selectArguments)
+            var entries = try rows.prefix(sql.limit).map(Self.entry(from:))
+            let terms = query.filter.terms
+            if !terms.isEmpty {
+                for index in entries.indices {
+                    entries[index].snippet = Snippet.make(title: entries[index].title, body: entries[index].body, terms: terms)
+                }
+            }
+            // One row more than the page was read: it says whether a next page exists.
+            var next: EntryPosition?
+            if rows.count > sql.limit, let last = entries.last {
+                next = sql.ranked ? .offset(sql.offset + sql.limit) : .after(created: last.created, id: last.id)
+            }
+            let page = EntryPage(entries: entries, page: query.page.page, perPage: query.page.perPage, total: total, nextCursor: nil)
+            return EntryResults(page: page, next: next)
+        }
+    }
+
+    /// The number of entries the filter finds, whatever the page: the diaries' counters when
+    /// nothing but the diary narrows the list.
+    private static func count(_ db: Database, _ query: EntryQuery) throws -> Int {
+        var diaryTotal: Int?
+        if let diaryID = query.diaryID {
+            let count = try db.cachedStatement(sql: "SELECT entry_count FROM diaries WHERE diary_id = ?")
+            guard let total = try Int.fetchOne(count, arguments: [diaryID]) else {
+                throw StoreError(.notFound, subject: "diary \(diaryID)")
+            }
+            diaryTotal = total
+        }
+        let filter = query.filter
+        if filter.query == nil, filter.since == nil, filter.until == nil, filter.tags.isEmpty {
+            if let diaryTotal { return diaryTotal }
+            return try Int.fetchOne(db.cachedStatement(sql: "SELECT coalesce(sum(entry_count), 0) FROM diaries")) ?? 0
+        }
+        let sql = EntrySQL(query)
+        return try Int.fetchOne(db.cachedStatement(sql: sql.count), arguments: sql.countArguments) ?? 0
+    }
+
+    /// `EXPLAIN QUERY PLAN` of the page query for `query`, for tests.
+    func queryPlan(for query: EntryQuery) throws(StoreError) -> [String] {
+        let sql = EntrySQL(query)
+        return try read("query plan") { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN \(sql.select)", arguments: sql.selectArguments)
+                .map { row in try row.decode(String.self, atIndex: 3) }
+        }
+    }
+}
+
+/// The SQL of one list: the filter's conditions, then the order, the seek and the page.
+struct EntrySQL {
+    /// True for relevance order: the page joins the FTS table and sorts by bm25.
+    let ranked: Bool
+    let limit: Int
+    let offset: Int
+    let select: String
+    let selectArguments: StatementArguments
+    let count: String
+    let countArguments: StatementArguments
+
+    init(_ query: EntryQuery) {
+        let filter = query.filter
+        var conditions: [String] = []
+        var arguments: [(any DatabaseValueConvertible)?] = []
+        if let diaryID = query.diaryID {
+            conditions.append("e.diary_id = ?")
+            arguments.append(diaryID)
+        }
+        if let since = filter.since {
+            conditions.append("e.created >= ?")
+            arguments.append(RFC3339.string(from: since))
+        }
+        if let until = filter.until {
+            conditions.append("e.created <= ?")
+            arguments.append(RFC3339.string(from: until))
+        }
+        for tag in filter.tags {
+            conditions.append("e.entry_id IN (SELECT entry_id FROM entry_tags WHERE tag = ?)")
+            arguments.append(tag)
+        }
+        // Terms of 3 or more characters go to the trigram index, each quoted as an FTS5 string
+        // (so no text can be FTS5 syntax); shorter ones, which trigrams cannot hold, are scanned.
+        let terms = filter.terms
+        let indexed = terms.filter { $0.count >= 3 }
+        for term in terms where term.count < 3 {
+            conditions.append("instr(lower(e.title || ' ' || e.body), lower(?)) > 0")
+            arguments.append(term)
+        }
+        let match = indexed.isEmpty ? nil : indexed.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: " AND ")
+
+        // The count: every condition, as a plain filter of entries.
+        var countConditions = conditions, countArguments = arguments
+        if let match {
+            countConditions.append("e.entry_id IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?)")
+            countArguments.append(match)
+        }
+        count = "SELECT count(*) FROM entries e" + Self.whereClause(countConditions)
+        self.countArguments = StatementArguments(countArguments)
+
+        limit = max(query.page.perPage, 0)
+        let (pageOffset, overflow) = max(query.page.page - 1, 0).multipliedReportingOverflow(by: limit)
+        ranked = match != nil && filter.effectiveOrder == .relevance
+        let fetched = limit + 1
+        if ranked, let match {
+            if case .offset(let after) = query.position { offset = after } else { offset = overflow ? Int.max - 1 : pageOffset }
+            select = """
+                \(SQLiteDiaryStore.entrySelectList) FROM entries_fts JOIN entries e ON e.entry_id = entries_fts.rowid \(SQLiteDiaryStore.entryJoins)
+                WHERE entries_fts MATCH ?\(conditions.map { " AND " + $0 }.joined())
+                ORDER BY bm25(entries_fts), e.entry_id DESC LIMIT ? OFFSET ?
+                """
+            selectArguments = StatementArguments([match] + arguments + [fetched, offset])
+            return
+        }
+        var pageConditions = countConditions, pageArguments = countArguments
+        if case .after(let created, let id) = query.position {
+            // A seek on the index (created DESC, entry_id DESC): page 5,000 costs what page 1 costs.
+            pageConditions.append("(e.created, e.entry_id) < (?, ?)")
+            pageArguments += [RFC3339.string(from: created), id]
+            offset = 0
+        } else {
+            offset = overflow ? Int.max - 1 : pageOffset
+        }
+        select = """
+            \(SQLiteDiaryStore.entryColumns)\(Self.whereClause(pageConditions))
+            ORDER BY e.created DESC, e.entry_id DESC LIMIT ? OFFSET ?
+            """
+        selectArguments = StatementArguments(pageArguments + [fetched, offset])
+    }
+
+    private static func whereClause(_ conditions: [String]) -> String {
+        conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+    }
+}
+
+// MARK: - Tags, export and import
+
+extension SQLiteDiaryStore {
+    public func tags() throws(StoreError) -> [TagCount] {
+        try read("tags") { db in
+            try Row.fetchAll(db.cachedStatement(sql: "SELECT tag, count(*) FROM entry_tags GROUP BY tag ORDER BY tag")).map { row in
+                try TagCount(name: row.decode(atIndex: 0), count: row.decode(atIndex: 1))
+            }
+        }
+    }
+
+    public func entries(afterID: Int64?, limit: Int) throws(StoreError) -> [Entry] {
+        try read("entries after \(afterID ?? 0)") { db in
+            let statement = try db.cachedStatement(sql: "\(Self.entryColumns) WHERE e.entry_id > ? ORDER BY e.entry_id LIMIT ?")
+            return try Row.fetchAll(statement, arguments: [afterID ?? 0, max(limit, 0)]).map(Self.entry(from:))
+        }
+    }
+
+    public func importEntries(userID: Int64, entries: [Entry]) throws(StoreError) -> ImportResult {
+        try write("import of \(entries.count) entries") { db in
+            guard let name = try Self.userName(db, id: userID) else {
+                throw StoreError(.notFound, subject: "user \(userID)")
+            }
+            var result = ImportResult()
+            var touched = Set<Int64>()
+            let exists = try db.cachedStatement(sql: "SELECT 1 FROM entries WHERE entry_id = ?")
+            let insert = try db.cachedStatement(sql: """
+                INSERT INTO entries (entry_id, diary_id, title, body, created, updated) VALUES (?, ?, ?, ?, ?, ?)
+                """)
+            for entry in entries {
+                guard entry.author == name else {
+                    throw StoreError(.forbidden, subject: "entry \(entry.id), written by \(entry.author.prefix(40)),")
+                }
+                if try Bool.fetchOne(exists, arguments: [entry.id]) == true {
+                    result.skipped += 1
+                    continue
+                }
+                let created = RFC3339.string(from: entry.created)
+                if let owner = try Self.diaryOwner(db, diaryID: entry.diaryID) {
+                    guard owner.id == userID else { throw StoreError(.forbidden, subject: "diary \(entry.diaryID)") }
+                } else {
+                    try db.cachedStatement(sql: "INSERT INTO diaries (diary_id, user_id, title, created, updated) VALUES (?, ?, ?, ?, ?)")
+                        .execute(arguments: [entry.diaryID, userID, Self.firstDiaryTitle(of: name), created, created])
+                }
+                try insert.execute(arguments: [entry.id, entry.diaryID, entry.title, entry.body, created, RFC3339.string(from: entry.updated)])
+                try Self.setTags(db, entryID: entry.id, tags: entry.tags, replacing: false)
+                touched.insert(entry.diaryID)
+                result.created += 1
+            }
+            let now = now().text
+            for diaryID in touched {
+                try Self.touchDiary(db, id: diaryID, now: now)
+            }
+            return result
+        }
+    }
+
+    public func cursorSecret() throws(StoreError) -> [UInt8] {
+        try read("cursor secret") { db in
+            guard let secret = try Data.fetchOne(db, sql: "SELECT value FROM settings WHERE name = 'cursor_secret'") else {
+                throw StoreError(.notFound, subject: "setting cursor_secret")
+            }
+            return Array(secret)
+        }
+    }
+}

@@ -1,0 +1,49 @@
+/// The `snippet` of a search result: about 80 characters of the body around the first match
+/// (of the title when only it matches), every match wrapped in `<mark>`…`</mark>`, and `…`
+/// where the text was cut. Terms match case-insensitively, as the search does.
+public enum Snippet {
+    public static let length = 80
+
+    public static func make(title: String, body: String, terms: [String]) -> String? {
+        for text in [body, title] {
+            if let snippet = make(text, terms: terms) { return snippet }
+        }
+        return nil
+    }
+
+    static func make(_ text: String, terms: [String]) -> String? {
+        let characters = Array(text)
+        let lowered = characters.map { $0.lowercased() }
+        let needles = terms.map { Array($0).map { $0.lowercased() } }.filter { !$0.isEmpty }
+        // Every match, as ranges of character offsets.
+        var matches: [Range<Int>] = []
+        for needle in needles where needle.count <= lowered.count {
+            for start in 0...(lowered.count - needle.count) where lowered[start..<start + needle.count].elementsEqual(needle) {
+                matches.append(start..<start + needle.count)
+            }
+        }
+        guard let first = matches.min(by: { $0.lowerBound < $1.lowerBound }) else { return nil }
+        let start = max(0, min(first.lowerBound - length / 3, characters.count - length))
+        let end = min(characters.count, start + length)
+        // Matches inside the window, merged where they overlap.
+        var marked: [Range<Int>] = []
+        for match in matches.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            let clipped = max(match.lowerBound, start)..<min(match.upperBound, end)
+            guard !clipped.isEmpty else { continue }
+            if let last = marked.last, clipped.lowerBound <= last.upperBound {
+                marked[marked.count - 1] = last.lowerBound..<max(last.upperBound, clipped.upperBound)
+            } else {
+                marked.append(clipped)
+            }
+        }
+        var out = start > 0 ? "…" : ""
+        var position = start
+        for range in marked {
+            out += String(characters[position..<range.lowerBound]) + "<mark>" + String(characters[range]) + "</mark>"
+            position = range.upperBound
+        }
+        out += String(characters[position..<end])
+        if end < characters.count { out += "…" }
+        return out.replacingOccurrences(of: "\n", with: " ")
+    }
+}
