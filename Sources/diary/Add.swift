@@ -27,14 +27,25 @@ extension DiaryCommand {
         @Option(help: ArgumentHelp("The diary to write in (default: your first diary).", valueName: "diary-id"))
         var diary: Int64?
 
+        @Option(help: ArgumentHelp("A tag (repeatable).", valueName: "tag"))
+        var tag: [String] = []
+
+        @Option(help: ArgumentHelp("Back-date the entry: an RFC 3339 time or a date (2026-11-01).", valueName: "date"))
+        var date: String?
+
         func validate() throws {
             if let diary { try validateID(diary, "--diary") }
+            _ = try normalisedTags(tag)
+            _ = try parseDate(date, "--date", endOfDay: false)
         }
 
         func run() async throws {
             let client = try globals.makeClient(requiringToken: true)
             let parts = try entryParts()
-            let post = CreateEntry(NewEntry(title: parts.title, body: parts.body, diaryID: diary))
+            let post = CreateEntry(NewEntry(
+                title: parts.title, body: parts.body, diaryID: diary,
+                tags: tag.isEmpty ? nil : try normalisedTags(tag), created: try parseDate(date, "--date", endOfDay: false)
+            ))
             // One key for the post and its retry: if the first answer was lost on the way back,
             // the server replays it instead of writing the entry twice.
             let key = [HTTPField.idempotencyKey: UUID().uuidString]

@@ -15,7 +15,10 @@ struct DiaryCommand: AsyncParsableCommand {
 
             Exit status: 0 on success, 1 when a request or the command failed, 64 for a usage error.
             """,
-        subcommands: [List.self, Show.self, Add.self, Edit.self, Delete.self, Diaries.self, WhoAmI.self]
+        subcommands: [
+            List.self, Search.self, Show.self, Add.self, Edit.self, Delete.self, Diaries.self, Tags.self,
+            Export.self, Import.self, WhoAmI.self,
+        ]
     )
 
     @OptionGroup var globals: GlobalOptions

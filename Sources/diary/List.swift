@@ -19,6 +19,18 @@ extension DiaryCommand {
         @Option(help: ArgumentHelp("Only the entries of this diary.", valueName: "diary-id"))
         var diary: Int64?
 
+        @Option(help: ArgumentHelp("Only entries created on or after this time or date (2026-11-01).", valueName: "date"))
+        var since: String?
+
+        @Option(help: ArgumentHelp("Only entries created on or before this time or date (a date includes its whole day).", valueName: "date"))
+        var until: String?
+
+        @Option(help: ArgumentHelp("Only entries with this tag (repeatable: all must match).", valueName: "tag"))
+        var tag: [String] = []
+
+        @Flag(help: "Every entry to the end, following the server's cursors instead of page numbers.")
+        var all = false
+
         @Flag(help: "Print the server's JSON as received.")
         var json = false
 
@@ -28,25 +40,55 @@ extension DiaryCommand {
                 throw ValidationError("--per-page must be between 1 and \(PageRequest.maxPerPage), not \(perPage)")
             }
             if let diary { try validateID(diary, "--diary") }
+            _ = try filter()
+        }
+
+        private func filter() throws -> EntryFilter {
+            EntryFilter(
+                since: try parseDate(since, "--since", endOfDay: false), until: try parseDate(until, "--until", endOfDay: true),
+                tags: try normalisedTags(tag)
+            )
         }
 
         func run() async throws {
             let client = try globals.makeClient()
             let request = PageRequest(page: page, perPage: perPage ?? PageRequest.defaultPerPage)
+            let filter = try filter()
             if let diary {
-                try await show(ListDiaryEntries(diaryID: diary, page: request), client)
+                try await show(ListDiaryEntries(diaryID: diary, page: request, filter: filter), client)
             } else {
-                try await show(ListEntries(page: request), client)
+                try await show(ListEntries(page: request, filter: filter), client)
             }
         }
 
-        private func show<E: APIEndpoint>(_ endpoint: E, _ client: DiaryClient) async throws where E.Response == EntryPage {
-            if json {
+        private func show<E: FilteredEndpoint>(_ endpoint: E, _ client: DiaryClient) async throws where E.Response == EntryPage {
+            if all {
+                try await showAll(endpoint, client)
+            } else if json {
                 Output.write(raw: try await client.sendRaw(endpoint).body)
             } else {
                 let entries = try await client.send(endpoint)
                 Output.write(DisplayFormat.entryListing(entries, perPage: perPage, diaryID: diary))
             }
+        }
+
+        /// Pages by cursor to the end: rows as they come (or one JSON object per page, one a line).
+        private func showAll<E: FilteredEndpoint>(_ endpoint: E, _ client: DiaryClient) async throws where E.Response == EntryPage {
+            var endpoint = endpoint
+            var shown = 0
+            while true {
+                let raw = try await client.sendRaw(endpoint)
+                let page = try DiaryClient.decode(E.self, from: raw)
+                if json {
+                    Output.write(raw: raw.body)
+                } else if !page.entries.isEmpty {
+                    Output.write(DisplayFormat.entryRows(page.entries).joined(separator: "\n"))
+                }
+                shown += page.entries.count
+                guard let cursor = page.nextCursor, !page.entries.isEmpty else { break }
+                endpoint.filter.cursor = cursor
+            }
+            if !json { Output.write(DisplayFormat.count(shown, "entry", "entries")) }
         }
     }
 }

@@ -1,0 +1,53 @@
+import DiaryAPI
+import Foundation
+
+// MARK: - Search results, tags, markdown export
+
+extension DisplayFormat {
+    /// How the `<mark>` of a snippet is shown: bold on a terminal, brackets in a pipe.
+    public enum Highlight: Sendable {
+        case bold, brackets
+    }
+
+    /// One row per result (id, date, title) followed by its snippet, indented.
+    public static func searchRows(_ entries: [Entry], highlight: Highlight) -> [String] {
+        zip(entryRows(entries), entries).flatMap { row, entry in
+            [row] + (entry.snippet.map { ["    " + snippet($0, highlight: highlight)] } ?? [])
+        }
+    }
+
+    /// A snippet on one line, its `<mark>`s shown as `highlight` says.
+    public static func snippet(_ text: String, highlight: Highlight) -> String {
+        let (open, close) = highlight == .bold ? ("\u{1B}[1m", "\u{1B}[0m") : ("[", "]")
+        return singleLine(text).replacingOccurrences(of: "<mark>", with: open).replacingOccurrences(of: "</mark>", with: close)
+    }
+
+    /// "  3  travel", one row per tag, or "no tags yet".
+    public static func tagListing(_ list: TagList) -> String {
+        guard !list.tags.isEmpty else { return "no tags yet\n" }
+        return table(list.tags.map { [String($0.count), singleLine($0.name)] }, rightAligned: [0]).joined(separator: "\n") + "\n"
+    }
+
+    /// An entry as a markdown file: a front-matter block (entry_id, diary_id, author, created,
+    /// updated, tags, title), then the body.
+    public static func markdown(_ entry: Entry) -> String {
+        func quoted(_ text: String) -> String {
+            let data = (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8)
+            return String(decoding: data, as: UTF8.self)
+        }
+        let lines = [
+            "---",
+            "entry_id: \(entry.id)",
+            "diary_id: \(entry.diaryID)",
+            "author: \(quoted(entry.author))",
+            "created: \(RFC3339.string(from: entry.created))",
+            "updated: \(RFC3339.string(from: entry.updated))",
+            "tags: [\(entry.tags.map(quoted).joined(separator: ", "))]",
+            "title: \(quoted(entry.title))",
+            "---",
+            "",
+            "",
+        ]
+        return lines.joined(separator: "\n") + entry.body + (entry.body.hasSuffix("\n") || entry.body.isEmpty ? "" : "\n")
+    }
+}

@@ -1,0 +1,104 @@
+import ArgumentParser
+import DiaryAPI
+import DiaryClient
+import Foundation
+
+// MARK: - diary search
+
+extension DiaryCommand {
+    struct Search: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Search titles and bodies.",
+            discussion: """
+                Words must all match, anywhere in a word (substring search, Japanese included); \
+                "a phrase" matches as written; a trailing * is accepted (kyo* finds Kyoto).
+                """
+        )
+
+        @OptionGroup var globals: GlobalOptions
+
+        @Argument(help: "The search query.")
+        var query: String
+
+        @Option(help: "relevance (default) or newest.")
+        var order: EntryOrder?
+
+        @Option(help: "Results per page, 1 to \(PageRequest.maxPerPage) (default: \(PageRequest.defaultPerPage)).")
+        var perPage: Int?
+
+        @Flag(help: "Print the server's JSON as received.")
+        var json = false
+
+        func validate() throws {
+            do {
+                _ = try SearchQuery.terms(of: query)
+            } catch {
+                throw ValidationError("the query \(error.message)")
+            }
+            if let perPage, !(1...PageRequest.maxPerPage).contains(perPage) {
+                throw ValidationError("--per-page must be between 1 and \(PageRequest.maxPerPage), not \(perPage)")
+            }
+        }
+
+        func run() async throws {
+            let client = try globals.makeClient()
+            let endpoint = ListEntries(
+                page: PageRequest(perPage: perPage ?? PageRequest.defaultPerPage), filter: EntryFilter(query: query, order: order)
+            )
+            if json {
+                Output.write(raw: try await client.sendRaw(endpoint).body)
+                return
+            }
+            let page = try await client.send(endpoint)
+            guard !page.entries.isEmpty else {
+                Output.write("nothing found")
+                return
+            }
+            let highlight: DisplayFormat.Highlight = isatty(STDOUT_FILENO) != 0 ? .bold : .brackets
+            var lines = DisplayFormat.searchRows(page.entries, highlight: highlight)
+            lines.append(DisplayFormat.count(page.total, "result", "results"))
+            Output.write(lines.joined(separator: "\n"))
+        }
+    }
+}
+
+extension EntryOrder: ExpressibleByArgument {}
+
+// MARK: - diary tags
+
+extension DiaryCommand {
+    struct Tags: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List tags with their number of entries.")
+
+        @OptionGroup var globals: GlobalOptions
+
+        @Flag(help: "Print the server's JSON as received.")
+        var json = false
+
+        func run() async throws {
+            let client = try globals.makeClient()
+            if json {
+                Output.write(raw: try await client.sendRaw(ListTags()).body)
+            } else {
+                Output.write(DisplayFormat.tagListing(try await client.send(ListTags())))
+            }
+        }
+    }
+}
+
+/// A `--since`/`--until`/`--date` value: RFC 3339 or a plain date.
+func parseDate(_ text: String?, _ option: String, endOfDay: Bool) throws -> Date? {
+    guard let text else { return nil }
+    guard let date = EntryFilter.date(text, endOfDay: endOfDay) else {
+        throw ValidationError("\(option) must be an RFC 3339 time (2026-11-01T09:00:00Z) or a date (2026-11-01), not '\(text)'")
+    }
+    return date
+}
+
+/// `--tag` values normalised, or a usage error naming the bad one.
+func normalisedTags(_ tags: [String]) throws -> [String] {
+    switch TagRules.tags(tags, field: "--tag") {
+    case .success(let tags): return tags
+    case .failure(let error): throw ValidationError("--tag \(error.message)")
+    }
+}
