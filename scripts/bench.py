@@ -3,7 +3,8 @@
 
 Seeds a database through `diary-server seed`, serves it with diary-server on a free port,
 serves the same bytes from nginx on another, drives both with wrk (bench/*.lua) on 127.0.0.1,
-times `diary list` against `curl -s` with hyperfine, and prints one table (and JSON with --json).
+times `diary list` against `curl -s` with hyperfine, times page 1 against the last page reached
+by cursor, and prints one table (and JSON with --json).
 Every child process is bounded in time and stopped on the way out.
 """
 
@@ -337,8 +338,53 @@ def print_table(report):
         print(format_line(line))
     verdict = "n/a below 100,000 entries" if rss["ok"] is None else ("ok" if rss["ok"] else "MISS")
     print(f"diary-server peak RSS {rss['peak_rss_mib']:.1f} MiB ({verdict}: {rss['target']})")
+    depth = report.get("cursor_paging")
+    if depth:
+        print(f"deep paging ({depth['per_page']} per page): page 1 {depth['first_page_ms']:.2f} ms, "
+              f"page {depth['pages']:,} by cursor {depth['last_page_by_cursor_ms']:.2f} ms, "
+              f"by page number {depth['last_page_by_number_ms']:.2f} ms (median of 30)")
     if not report["bytes_identical"]:
         print("WARNING: the list page changed during the read scenarios; nginx served other bytes")
+
+
+# MARK: - Deep paging
+
+
+def cursor_depth(port, per_page=20, samples=30):
+    """Walks the whole list by next_cursor, then times page 1 against the last page reached by
+    cursor (and by page number, for contrast): a keyset seek should cost what page 1 costs."""
+    connection = http.client.HTTPConnection(HOST, port, timeout=30)
+
+    def get(path):
+        connection.request("GET", path)
+        response = connection.getresponse()
+        body = response.read()
+        if response.status != 200:
+            raise SystemExit(f"bench: GET {path} answered {response.status}: {body[:300]!r}")
+        return json.loads(body)
+
+    def median_ms(path):
+        times = []
+        for _ in range(samples):
+            started = time.perf_counter()
+            get(path)
+            times.append((time.perf_counter() - started) * 1000)
+        return statistics.median(times)
+
+    first = f"/api/entries?per_page={per_page}"
+    started = time.monotonic()
+    page, pages, last_cursor = get(first), 1, None
+    while page["next_cursor"] is not None:
+        last_cursor = page["next_cursor"]
+        page = get(f"{first}&cursor={last_cursor}")
+        pages += 1
+    walked = time.monotonic() - started
+    log(f"walked {pages:,} pages by cursor in {walked:.1f} s")
+    result = {"per_page": per_page, "pages": pages, "walk_s": walked, "first_page_ms": median_ms(first)}
+    result["last_page_by_cursor_ms"] = median_ms(f"{first}&cursor={last_cursor}") if last_cursor else result["first_page_ms"]
+    result["last_page_by_number_ms"] = median_ms(f"{first}&page={pages}")
+    connection.close()
+    return result
 
 
 # MARK: - Main
@@ -406,6 +452,8 @@ def measure(arguments, folder, children):
     log("timing diary list against curl -s")
     for row in hyperfine(arguments, server_port, folder):
         rows.append(dict(row, rss_mib=None))
+    log("walking every page by cursor")
+    depth = cursor_depth(server_port)
     # Writes last: they change page 1, which the nginx copy no longer matches.
     measured("post entry", server_port, server.pid, 1, arguments.post_connections, "requests.lua",
              script_arguments=("post", token))
@@ -415,7 +463,7 @@ def measure(arguments, folder, children):
     return {
         "machine": machine(), "entries": arguments.entries, "duration_s": duration, "repeat": arguments.repeat,
         "response_bytes": sizes, "bytes_identical": bytes_identical,
-        "rss": judge(rows, arguments.entries), "scenarios": rows,
+        "rss": judge(rows, arguments.entries), "scenarios": rows, "cursor_paging": depth,
     }
 
 
