@@ -65,6 +65,11 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
+        /// Feeds arbitrary requests to the in-process router: seeded random, or libFuzzer with -DFUZZING.
+        .executableTarget(
+            name: "diary-fuzz", dependencies: ["DiaryServer", "DiarySQLiteStore", "DiaryStore", "HTTPCore"], path: "Fuzz/diary-fuzz"
+        ),
+
         // MARK: Tests
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPCore"]),
         .testTarget(name: "DiaryAPITests", dependencies: ["DiaryAPI"]),
