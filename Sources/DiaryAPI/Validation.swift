@@ -153,6 +153,11 @@ extension NewDiary: ValidatableBody {
 }
 
 extension ImportBatch: ValidatableBody {
+    /// The largest id an import may bring (2^53 - 1, exact in every JSON reader). Ids keep
+    /// counting up from the largest one stored, so an import near 2^63 would leave no id for
+    /// the next entry written.
+    public static let maxID: Int64 = (1 << 53) - 1
+
     /// Every entry must be one the API could have written: the field names say which entry failed.
     public func validated() -> Result<ImportBatch, ValidationFailure> {
         var checks = FieldChecks()
@@ -161,8 +166,8 @@ extension ImportBatch: ValidatableBody {
             entry.title = checks.check(EntryRules.title(entry.title, field: "[\(index)].title"))
             entry.body = checks.check(EntryRules.body(entry.body, field: "[\(index)].body"))
             entry.tags = checks.check(tags: entry.tags, field: "[\(index)].tags") ?? []
-            if entry.id <= 0 || entry.diaryID <= 0 {
-                checks.errors.append(FieldError(field: "[\(index)].entry_id", message: "entry_id and diary_id must be positive integers"))
+            if !(1...Self.maxID).contains(entry.id) || !(1...Self.maxID).contains(entry.diaryID) {
+                checks.errors.append(FieldError(field: "[\(index)].entry_id", message: "entry_id and diary_id must be integers from 1 to \(Self.maxID)"))
             }
             entry.snippet = nil
             return entry

@@ -123,3 +123,15 @@ import Testing
         #expect(target.request("POST", "/api/import", token: bob, body: Array(all)).status == 403)
     }
 }
+
+extension SearchRouteTests {
+    /// An id near 2^63 would leave AUTOINCREMENT no id for the next entry: refused before any write.
+    @Test func refusesImportedIDsBeyondTheSafeRange() throws {
+        let t = try TestApplication()
+        let token = try t.addUser("alice")
+        let entry = #"{"entry_id":9223372036854775807,"diary_id":1,"author":"alice","title":"t","body":"","created":"2026-11-01T00:00:00Z","updated":"2026-11-01T00:00:00Z","tags":[]}"#
+        let response = t.request("POST", "/api/import", token: token, json: "[\(entry)]")
+        #expect(response.status == 422, "\(response.text)")
+        #expect(t.request("POST", "/api/entries", token: token, json: #"{"title":"still fine","body":""}"#).status == 201)
+    }
+}
