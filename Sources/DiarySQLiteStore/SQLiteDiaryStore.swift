@@ -20,6 +20,8 @@ public final class SQLiteDiaryStore: DiaryStore {
     public static let busyTimeout: TimeInterval = 5
 
     let pool: DatabasePool
+    /// Concurrent writes share a transaction, and so an fsync (see `GroupCommit`).
+    let groupCommit = GroupCommit()
     let clock: @Sendable () -> Date
     /// The path of the database file.
     public let path: String
@@ -118,11 +120,13 @@ extension SQLiteDiaryStore {
 // MARK: - Transactions
 
 extension SQLiteDiaryStore {
-    /// Runs `updates` in one IMMEDIATE transaction on the writer connection. Any error rolls the
-    /// transaction back and is thrown as a `StoreError` about `subject`.
+    /// Runs `updates` in an IMMEDIATE transaction on the writer connection, in a savepoint of its
+    /// own when concurrent writes share the transaction (`GroupCommit`); it returns once that
+    /// transaction is committed. Any error rolls `updates` back and is thrown as a `StoreError`
+    /// about `subject`.
     func write<T>(_ subject: @autoclosure () -> String, _ updates: (Database) throws -> T) throws(StoreError) -> T {
         do {
-            return try pool.write(updates)
+            return try groupCommit.write(pool, updates)
         } catch {
             throw StoreError(error, subject: subject())
         }
@@ -147,7 +151,7 @@ extension SQLiteDiaryStore {
     /// A timestamp column read back. The schema's CHECKs only let RFC 3339 text in, so a failure
     /// here means the file was damaged or edited by hand.
     static func date(_ text: String, column: String) throws -> Date {
-        guard let date = RFC3339.date(from: text) else {
+        guard let date = StoredDate.parse(text) ?? RFC3339.date(from: text) else {
             throw CorruptValue(column: column, value: text)
         }
         return date
