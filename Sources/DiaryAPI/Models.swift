@@ -37,19 +37,6 @@ public struct Entry: Codable, Sendable, Equatable {
         case id = "entry_id", diaryID = "diary_id", author, title, body, created, updated, tags, snippet
     }
 
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        id = try container.decode(Int64.self, forKey: .id)
-        diaryID = try container.decode(Int64.self, forKey: .diaryID)
-        author = try container.decode(String.self, forKey: .author)
-        title = try container.decode(String.self, forKey: .title)
-        body = try container.decode(String.self, forKey: .body)
-        created = try container.decode(Date.self, forKey: .created)
-        updated = try container.decode(Date.self, forKey: .updated)
-        tags = try container.decodeIfPresent([String].self, forKey: .tags) ?? []
-        snippet = try container.decodeIfPresent(String.self, forKey: .snippet)
-    }
-
     /// Written by hand so that `snippet` is left out, not `null`, outside search results.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -89,17 +76,6 @@ public struct EntryPage: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case entries, page, perPage = "per_page", total, nextPage = "next_page", prevPage = "prev_page", nextCursor = "next_cursor"
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        entries = try container.decode([Entry].self, forKey: .entries)
-        page = try container.decode(Int.self, forKey: .page)
-        perPage = try container.decode(Int.self, forKey: .perPage)
-        total = try container.decode(Int.self, forKey: .total)
-        nextPage = try container.decodeIfPresent(Int.self, forKey: .nextPage)
-        prevPage = try container.decodeIfPresent(Int.self, forKey: .prevPage)
-        nextCursor = try container.decodeIfPresent(String.self, forKey: .nextCursor)
     }
 
     /// Written by hand so that an absent neighbour page is `null`, not a missing key.

@@ -14,12 +14,7 @@ extension DiaryCommand {
         var json = false
 
         func run() async throws {
-            let client = try globals.makeClient()
-            if json {
-                Output.write(raw: try await client.sendRaw(ListDiaries()).body)
-            } else {
-                Output.write(DisplayFormat.diaryListing(try await client.send(ListDiaries())))
-            }
+            try await Output.show(ListDiaries(), client: try globals.makeClient(), json: json, as: DisplayFormat.diaryListing)
         }
     }
 }

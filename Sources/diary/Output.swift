@@ -1,3 +1,4 @@
+import DiaryAPI
 import DiaryClient
 import Foundation
 
@@ -17,6 +18,15 @@ enum Output {
         var bytes = body
         if bytes.last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }
         try? FileHandle.standardOutput.write(contentsOf: bytes)
+    }
+
+    /// Sends `endpoint` and prints the server's JSON as received (`json`), or the answer as `format` shows it.
+    static func show<E: APIEndpoint>(_ endpoint: E, client: DiaryClient, json: Bool, as format: (E.Response) -> String) async throws {
+        if json {
+            write(raw: try await client.sendRaw(endpoint).body)
+        } else {
+            write(format(try await client.send(endpoint)))
+        }
     }
 
     /// "error: MESSAGE" on standard error, on one line.

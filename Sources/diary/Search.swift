@@ -76,12 +76,7 @@ extension DiaryCommand {
         var json = false
 
         func run() async throws {
-            let client = try globals.makeClient()
-            if json {
-                Output.write(raw: try await client.sendRaw(ListTags()).body)
-            } else {
-                Output.write(DisplayFormat.tagListing(try await client.send(ListTags())))
-            }
+            try await Output.show(ListTags(), client: try globals.makeClient(), json: json, as: DisplayFormat.tagListing)
         }
     }
 }
