@@ -117,6 +117,8 @@ extension DiaryApplication {
 struct Handlers: Sendable {
     let store: any DiaryStore
     let log: @Sendable (String) -> Void
+    /// The cursor codec, made from the store's secret on first use.
+    let cursors = CursorCodecCache()
 
     /// Runs a store call; a failure becomes its problem.
     func run<T>(_ body: () throws(StoreError) -> T) throws(Problem) -> T {
@@ -143,7 +145,7 @@ struct Handlers: Sendable {
     /// so a write between the two reads makes it older, never newer, than what the page shows.
     /// A cursor must be one this list handed out (signed, same filter and diary): 400 otherwise.
     func entries(diaryID: Int64?, page: PageRequest, filter: EntryFilter) throws(Problem) -> Reply<EntryPage> {
-        let codec = try run { () throws(StoreError) in CursorCodec(secret: try store.cursorSecret()) }
+        let codec = try run { () throws(StoreError) in try cursors.codec(store) }
         var position: EntryPosition?
         if let cursor = filter.cursor {
             guard let decoded = codec.decode(cursor, filter: filter, diaryID: diaryID) else {
