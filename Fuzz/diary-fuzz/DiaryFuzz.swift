@@ -1,29 +1,49 @@
 import Foundation
 
-// Two ways in. Built with `-Xswiftc -DFUZZING -Xswiftc -sanitize=fuzzer`, libFuzzer drives
-// `LLVMFuzzerTestOneInput` and supplies `main`. Built plainly (as `swift build` does), this is a
-// seeded random fuzzer: random bytes through the same decoder, the seed printed so that a
-// failure replays with `diary-fuzz --seed N`.
+// Two ways in. Built with `-Xswiftc -DFUZZING -Xswiftc -sanitize=fuzzer`, main hands over to
+// libFuzzer, which calls `fuzzOne` with its inputs (SwiftPM links an executable's main under its
+// own name, so libFuzzer's main cannot be used; `LLVMFuzzerRunDriver` is libFuzzer's way in for
+// that). Built plainly (as `swift build` does), this is a seeded random fuzzer: random bytes
+// through the same decoder, the seed printed so that a failure replays with `diary-fuzz --seed N`.
 
 #if FUZZING
 nonisolated(unsafe) private var harness: Harness?
 
+@_silgen_name("LLVMFuzzerRunDriver")
+private func runFuzzerDriver(
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+) -> CInt
+
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     if harness == nil {
         harness = try! Harness()
         atexit { harness?.removeFiles() }
     }
-    let result = harness!.check(Array(UnsafeBufferPointer(start: data, count: size)))
+    let result = harness!.check(Array(UnsafeBufferPointer(start: data, count: data == nil ? 0 : size)))
     if let failure = result.failure {
         fatalError("\(failure)\n  \(Harness.describe(result.request))\n  answer: \(String(decoding: result.response.body, as: UTF8.self))")
     }
     return 0
 }
-#else
+#endif
+
 @main
 struct DiaryFuzz {
     static func main() throws {
+        #if FUZZING
+        var argc = CommandLine.argc
+        var argv = CommandLine.unsafeArgv
+        exit(runFuzzerDriver(&argc, &argv, fuzzOne))
+        #else
+        try seeded()
+        #endif
+    }
+
+    /// The seeded random fuzzer: `--seed N --seconds S --iterations N`.
+    static func seeded() throws {
         var seed = UInt64.random(in: 1...UInt64(UInt32.max))
         var seconds = 10.0
         var iterations = Int.max
@@ -66,4 +86,3 @@ struct DiaryFuzz {
         exit(64)
     }
 }
-#endif

@@ -1,0 +1,1239 @@
+#!/usr/bin/env python3
+"""The reliability and security battery of issue 6, against the real diary-server.
+
+Faults (SIGKILL during writes, graceful stop, disk full, read-only file, busy database), load
+(readers and writers, slowloris), hostile input, auth and its timing, secrets in answers and logs,
+and the fuzz target. Prints one table (case, expected, observed, pass) and exits 1 if a case failed.
+
+Only loopback traffic, only temporary databases; every loop is bounded in count and in time.
+Standard library only. Usage: stress.py [--short] [--bin-dir DIR] [--only NAME] [--libfuzzer BIN]
+"""
+
+import argparse
+import hashlib
+import http.client
+import json
+import os
+import random
+import re
+import resource
+import select
+import shutil
+import signal
+import socket
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+# ---------------------------------------------------------------------------------------------
+# Settings
+
+LONG = dict(crash_rounds=3, crash_seconds=5, busy_seconds=15, load_seconds=30, slowloris_seconds=20,
+            timing_rounds=1500, fuzz_seconds=60, hostile_mb=100)
+SHORT = dict(crash_rounds=1, crash_seconds=2, busy_seconds=3, load_seconds=6, slowloris_seconds=4,
+             timing_rounds=400, fuzz_seconds=10, hostile_mb=100)
+
+# Load: RSS after warm-up may grow by this much and still count as flat (SQLite page caches,
+# one per connection, fill up to 2 MiB each as the file grows; the allocator keeps some slack).
+RSS_TOLERANCE_RATIO = 0.20
+RSS_TOLERANCE_KIB = 8 * 1024
+# Timing: the medians of the kinds of wrong token, interleaved, may differ by less than the larger
+# of 5 % of the median and 3 times the noise (how far the medians of the odd and the even rounds
+# of one kind differ): "no measurable difference". On a quiet machine the noise is a few µs.
+TIMING_THRESHOLD_RATIO = 0.05
+TIMING_NOISE_FACTOR = 3
+
+OPTS = None            # parsed arguments
+CFG = SHORT            # the durations in use
+BIN = ""               # folder of diary-server and diary-fuzz
+WORK = ""              # temporary folder of this run
+SECRETS = set()        # tokens, their hashes and database paths: none may appear in an answer or a log
+TRANSCRIPT = []        # every answer read by the raw and simple clients (not the load threads)
+TRANSCRIPT_LOCK = threading.Lock()
+SERVERS = []           # every server started, killed at exit
+ROWS = []              # (case, expected, observed, passed)
+
+
+def note(text):
+    print(f"stress: {text}", file=sys.stderr, flush=True)
+
+
+def row(case, expected, observed, passed, known=""):
+    """One line of the table. `known`: a failure already understood (its fix is reported); it still fails."""
+    verdict = "PASS" if passed else f"FAIL (known: {known})" if known else "FAIL"
+    ROWS.append((case, expected, observed, bool(passed), verdict))
+    note(f"{verdict} {case}: {observed}")
+
+
+def kib(value):
+    return f"{value / 1024:.1f} MiB"
+
+
+# ---------------------------------------------------------------------------------------------
+# The server and its tools
+
+class Server:
+    """A diary-server on a free port; stderr goes to a log file that is scanned for secrets."""
+
+    def __init__(self, database, args=(), preexec=None):
+        self.database = database
+        self.args = list(args)
+        self.preexec = preexec
+        self.log = os.path.join(WORK, f"server-{len(SERVERS)}.log")
+        self.process = None
+        self.port = 0
+        SERVERS.append(self)
+
+    def start(self):
+        command = [os.path.join(BIN, "diary-server"), "serve", "--port", "0", "--database", self.database] + self.args
+        with open(self.log, "ab") as log:
+            self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, preexec_fn=self.preexec)
+        deadline = time.monotonic() + 60
+        line = b""
+        while not line.endswith(b"\n"):
+            ready, _, _ = select.select([self.process.stdout], [], [], max(0.0, deadline - time.monotonic()))
+            chunk = os.read(self.process.stdout.fileno(), 200) if ready else b""
+            if not chunk:
+                raise RuntimeError(f"diary-server did not start: {line!r} {self.log_text()[-500:]}")
+            line += chunk
+        match = re.match(rb"listening on http://[^:]+:(\d+)", line)
+        if not match:
+            raise RuntimeError(f"unexpected ready line {line!r}")
+        self.port = int(match.group(1))
+        return self
+
+    @property
+    def pid(self):
+        return self.process.pid
+
+    def rss_kib(self):
+        with open(f"/proc/{self.pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        return 0
+
+    def signal(self, number):
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(number)
+
+    def wait(self, timeout):
+        try:
+            return self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def stop(self):
+        """SIGTERM, then SIGKILL if it does not leave within 10 s; the exit status."""
+        if not self.process or self.process.poll() is not None:
+            return self.process.returncode if self.process else None
+        self.signal(signal.SIGTERM)
+        code = self.wait(10)
+        if code is None:
+            self.kill()
+        return code
+
+    def kill(self):
+        if self.process and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(10)
+
+    def log_text(self):
+        with open(self.log, "rb") as log:
+            return log.read().decode("utf-8", "replace")
+
+
+def server_tool(database, *args):
+    """`diary-server user ...` on `database`: (exit status, stdout)."""
+    result = subprocess.run([os.path.join(BIN, "diary-server"), *args, "--database", database],
+                            capture_output=True, timeout=60)
+    with TRANSCRIPT_LOCK:
+        TRANSCRIPT.append(result.stderr)
+    return result.returncode, result.stdout.decode().strip()
+
+
+def add_user(database, name, rotate=False):
+    code, token = server_tool(database, "user", "token" if rotate else "add", name)
+    if code != 0 or not token:
+        raise RuntimeError(f"user {'token' if rotate else 'add'} {name} failed ({code})")
+    SECRETS.add(token)
+    SECRETS.add(hashlib.sha256(token.encode()).hexdigest())
+    return token
+
+
+def new_database(name):
+    folder = os.path.join(WORK, name)
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, "diary.sqlite3")
+    SECRETS.add(os.path.abspath(path))
+    return path
+
+
+def integrity(database):
+    with sqlite3.connect(database, timeout=10) as connection:
+        return ";".join(r[0] for r in connection.execute("PRAGMA integrity_check"))
+
+
+def db_rows(database, sql, args=()):
+    connection = sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=10)
+    try:
+        return connection.execute(sql, args).fetchall()
+    finally:
+        connection.close()
+
+
+def db_digest(database):
+    """A hash of every row of every table: equal digests mean nothing was written."""
+    digest = hashlib.sha256()
+    tables = [r[0] for r in db_rows(database, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+    for table in tables:
+        digest.update(table.encode())
+        for record in sorted(repr(r) for r in db_rows(database, f'SELECT * FROM "{table}"')):
+            digest.update(record.encode())
+    return digest.hexdigest()
+
+
+# ---------------------------------------------------------------------------------------------
+# HTTP clients
+
+class Client:
+    """One keep-alive connection; answers are (status, headers as a lower-case dict, body bytes)."""
+
+    def __init__(self, port, token=None, timeout=15, record=True):
+        self.port, self.token, self.timeout, self.record = port, token, timeout, record
+        self.connection = None
+
+    def request(self, method, path, body=None, token=None, headers=None):
+        headers = dict(headers or {})
+        token = token or self.token
+        if token:
+            headers.setdefault("Authorization", f"Bearer {token}")
+        if isinstance(body, (dict, list)):
+            body = json.dumps(body, ensure_ascii=False).encode()
+            headers.setdefault("Content-Type", "application/json")
+        for attempt in range(2):
+            if self.connection is None:
+                self.connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout)
+            try:
+                self.connection.request(method, path, body=body, headers=headers)
+                response = self.connection.getresponse()
+                data = response.read()
+                break
+            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError) as error:
+                # A keep-alive connection the server closed while idle: retry once on a new one,
+                # but only for reads, so that a write is never sent twice.
+                self.close()
+                if attempt or method not in ("GET", "HEAD"):
+                    raise error
+        answer = (response.status, {k.lower(): v for k, v in response.getheaders()}, data)
+        if response.getheader("Connection", "").lower() == "close":
+            self.close()
+        if self.record:
+            with TRANSCRIPT_LOCK:
+                TRANSCRIPT.append(repr(answer[1]).encode() + data)
+        return answer
+
+    def json(self, method, path, body=None, **kwargs):
+        status, headers, data = self.request(method, path, body, **kwargs)
+        try:
+            return status, json.loads(data) if data else None
+        except ValueError:
+            return status, None
+
+    def close(self):
+        if self.connection:
+            self.connection.close()
+            self.connection = None
+
+
+def connect(port, source="127.0.0.1", timeout=10):
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.settimeout(timeout)
+    sock.bind((source, 0))
+    sock.connect(("127.0.0.1", port))
+    return sock
+
+
+def read_answer(sock, timeout=10):
+    """One response off a raw socket, and whether the server then closed the connection."""
+    sock.settimeout(timeout)
+    response = http.client.HTTPResponse(sock)
+    response.begin()
+    body = response.read()
+    answer = {"status": response.status, "headers": {k.lower(): v for k, v in response.getheaders()},
+              "body": body, "closed": peer_closed(sock, 2)}
+    with TRANSCRIPT_LOCK:
+        TRANSCRIPT.append(repr(answer["headers"]).encode() + body)
+    return answer
+
+
+def peer_closed(sock, timeout):
+    """True when the peer closes (EOF or reset) within `timeout`; False if it stays open or sends more."""
+    sock.settimeout(timeout)
+    try:
+        return sock.recv(1, socket.MSG_PEEK) == b""
+    except (ConnectionResetError, BrokenPipeError):
+        return True
+    except (socket.timeout, BlockingIOError):
+        return False
+
+
+def raw(port, data, timeout=10):
+    """Sends raw bytes on a new connection and reads one answer; None when the server closed without one."""
+    with connect(port, timeout=timeout) as sock:
+        try:
+            sock.sendall(data)
+            return read_answer(sock, timeout)
+        except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError, http.client.BadStatusLine):
+            return None
+
+
+def build(method, path, token=None, body=b"", content_type="application/json", headers=(), length=True):
+    lines = [f"{method} {path} HTTP/1.1", "Host: 127.0.0.1", "Connection: close"]
+    if token:
+        lines.append(f"Authorization: Bearer {token}")
+    if content_type and (body or method in ("POST", "PUT", "PATCH")):
+        lines.append(f"Content-Type: {content_type}")
+    if length and (body or method in ("POST", "PUT", "PATCH")):
+        lines.append(f"Content-Length: {len(body)}")
+    lines.extend(headers)
+    head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+    return head + (body if isinstance(body, bytes) else body.encode())
+
+
+def is_problem(answer, status):
+    try:
+        document = json.loads(answer["body"])
+    except ValueError:
+        return False
+    return (answer["headers"].get("content-type", "").startswith("application/problem+json")
+            and document.get("status") == status and "title" in document)
+
+
+def post_entry(client, title, body, **kwargs):
+    status, document = client.json("POST", "/api/entries", {"title": title, "body": body}, **kwargs)
+    return status, (document or {})
+
+
+TITLE_MARKS = ["漢字", "😀", "é", "<b>", '"q"', "x", "'; --"]
+
+
+def text_sample(rng, size):
+    alphabet = "abc xyz\n\t\"'\\/é漢字😀<>&%{}[]:,"
+    return "".join(rng.choice(alphabet) for _ in range(size))
+
+
+# ---------------------------------------------------------------------------------------------
+# Faults
+
+def case_crash():
+    rng = random.Random(OPTS.seed)
+    database = new_database("crash")
+    tokens = [add_user(database, f"writer{i}") for i in range(4)]
+    sent, acked = {}, {}
+    lock = threading.Lock()
+    all_ok, details = True, []
+    for round_number in range(1, CFG["crash_rounds"] + 1):
+        server = Server(database).start()
+        stop = threading.Event()
+
+        def writer(index):
+            client = Client(server.port, tokens[index % len(tokens)], record=False)
+            local = random.Random(rng.random())
+            for n in range(100_000):
+                if stop.is_set():
+                    return
+                title = f"r{round_number} w{index} n{n} {local.choice(TITLE_MARKS)}"
+                body = text_sample(local, local.randint(0, 3000))
+                with lock:
+                    sent[title] = body
+                try:
+                    status, document = post_entry(client, title, body)
+                except (OSError, http.client.HTTPException):
+                    return  # the server was killed
+                if status == 201:
+                    with lock:
+                        acked[document["entry_id"]] = (title, body)
+
+        threads = [threading.Thread(target=writer, args=(i,)) for i in range(8)]
+        for thread in threads:
+            thread.start()
+        time.sleep(CFG["crash_seconds"] * rng.uniform(0.6, 1.0))
+        server.signal(signal.SIGKILL)
+        stop.set()
+        for thread in threads:
+            thread.join(30)
+        server.wait(10)
+
+        check = integrity(database)
+        stored = {r[0]: (r[1], r[2]) for r in db_rows(database, "SELECT entry_id, title, body FROM entries")}
+        lost = [i for i in acked if i not in stored]
+        changed = [i for i in acked if i in stored and stored[i] != acked[i]]
+        unknown = [i for i, (t, b) in stored.items() if sent.get(t) != b]
+        in_flight = len(stored) - len(acked)
+        server = Server(database).start()
+        client = Client(server.port, tokens[0])
+
+        def served_intact(entry_id):
+            document = client.json("GET", f"/api/entries/{entry_id}")[1] or {}
+            return (document.get("title"), document.get("body")) == acked[entry_id]
+
+        served = all(served_intact(i) for i in rng.sample(sorted(acked), min(200, len(acked))))
+        after_status, document = post_entry(client, f"after crash {round_number}", "ok")
+        health = client.request("GET", "/api/health")[0]
+        server.stop()
+        if after_status == 201:
+            acked[document["entry_id"]] = (f"after crash {round_number}", "ok")
+        ok = (len(acked) > 0 and not lost and not changed and not unknown and check == "ok" and served
+              and after_status == 201 and health == 200)
+        all_ok &= ok
+        details.append(f"round {round_number}: {len(acked)} acked, {len(lost)} lost, {len(changed)} changed, "
+                       f"{in_flight} unacked-but-committed, integrity {check}, after restart POST {after_status}")
+    row("crash: SIGKILL during 8 concurrent writers",
+        "every 201 entry present with exact content; integrity_check ok; serves after restart",
+        "; ".join(details), all_ok)
+
+
+def case_graceful_stop():
+    database = new_database("graceful")
+    token = add_user(database, "alice")
+    server = Server(database).start()
+    idle = Client(server.port, token)
+    idle.request("GET", "/api/health")  # a keep-alive connection left open, idle
+    bodies = [json.dumps({"title": f"slow {i}", "body": "s" * 40}).encode() for i in range(4)]
+    sockets = []
+    for body in bodies:
+        sock = connect(server.port)
+        sock.sendall(build("POST", "/api/entries", token, body)[:-len(body) + 3])
+        sockets.append(sock)
+    time.sleep(0.3)
+    started = time.monotonic()
+    server.signal(signal.SIGTERM)
+    time.sleep(0.3)
+    try:
+        connect(server.port, timeout=2).close()
+        refused = "accepted"
+    except ConnectionRefusedError:
+        refused = "refused"
+    except OSError as error:
+        refused = f"failed ({error})"
+    # The rest of each body, one byte at a time over about 1.2 s.
+    for i in range(3, max(len(b) for b in bodies)):
+        for sock, body in zip(sockets, bodies):
+            if i < len(body):
+                sock.sendall(body[i:i + 1])
+        time.sleep(0.03)
+    answers = []
+    for sock in sockets:
+        try:
+            answers.append(read_answer(sock)["status"])
+        except (OSError, http.client.HTTPException) as error:
+            answers.append(type(error).__name__)
+        sock.close()
+    code = server.wait(10)
+    elapsed = time.monotonic() - started
+    if code is None:
+        server.kill()
+    idle.close()
+    stored = db_rows(database, "SELECT count(*) FROM entries WHERE title LIKE 'slow %'")[0][0]
+    ok = answers == [201] * 4 and refused == "refused" and code == 0 and elapsed < 5 and stored == 4
+    row("graceful stop: SIGTERM with 4 slow bodies in flight",
+        "in-flight requests answered 201 and stored; new connections refused; exit 0 within 5 s",
+        f"answers {answers}, {stored} stored, new connection {refused}, exit {code} after {elapsed:.2f} s", ok)
+
+
+def mount_tmpfs(folder, size):
+    os.makedirs(folder, exist_ok=True)
+    result = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", folder], capture_output=True)
+    return result.returncode == 0
+
+
+def case_disk_full():
+    folder = os.path.join(WORK, "tmpfs")
+    mounted = os.geteuid() == 0 and mount_tmpfs(folder, "3m")
+    database = os.path.join(folder, "diary.sqlite3")
+    SECRETS.add(database)
+    token = add_user(database, "alice")
+    preexec = None
+    if mounted:
+        method = "a 3 MiB tmpfs filled to the last byte"
+    else:
+        # No mount here: a file size limit makes every write past it fail (EFBIG instead of
+        # ENOSPC; SQLite reports an I/O error instead of SQLITE_FULL, the store maps both to 503).
+        limit = os.path.getsize(database) + 256 * 1024
+        method = f"RLIMIT_FSIZE {limit} bytes (tmpfs mount refused here)"
+
+        def preexec():
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    server = Server(database, preexec=preexec).start()
+    client = Client(server.port, token)
+    try:
+        acked = {}
+        for i in range(3):
+            status, document = post_entry(client, f"before {i}", "fits")
+            if status == 201:
+                acked[document["entry_id"]] = f"before {i}"
+        if mounted:
+            with open(os.path.join(folder, "filler"), "wb", buffering=0) as filler:
+                try:
+                    for _ in range(10_000):
+                        filler.write(b"\0" * 4096)
+                except OSError:
+                    pass
+        refusals, other, problem = 0, [], True
+        for i in range(60):
+            status, headers, data = client.request("POST", "/api/entries", {"title": f"full {i}", "body": "x" * 200_000})
+            if status == 201:
+                acked[json.loads(data)["entry_id"]] = f"full {i}"
+            elif status == 503:
+                refusals += 1
+                problem &= is_problem({"headers": headers, "body": data}, 503) and "retry-after" in headers
+                if refusals >= 3:
+                    break
+            else:
+                other.append(status)
+        reads = [client.request("GET", path)[0] for path in ("/api/entries", "/api/diaries", f"/api/entries/{min(acked)}")]
+        status, page = client.json("GET", "/api/entries?per_page=100")
+        listed = {e["entry_id"]: e["title"] for e in (page or {}).get("entries", [])}
+        if mounted:
+            os.remove(os.path.join(folder, "filler"))
+        recovered, document = post_entry(client, "after space came back", "ok") if mounted else ("n/a", {})
+        if recovered == 201:
+            acked[document["entry_id"]] = "after space came back"
+    finally:
+        code = server.stop()
+    stored = {r[0]: r[1] for r in db_rows(database, "SELECT entry_id, title FROM entries")}
+    check = integrity(database)
+    if mounted:
+        subprocess.run(["umount", "-l", folder], capture_output=True)
+    ok = (refusals >= 1 and problem and not other and reads == [200] * 3 and stored == acked
+          and {k: v for k, v in acked.items() if k in listed} == listed and check == "ok"
+          and recovered in (201, "n/a") and code == 0)
+    row("disk full", "503 problem+json with Retry-After, nothing half-written, reads served, writes resume",
+        f"{method}: {refusals} x 503 (problem body {problem}), other answers {other or 'none'}, reads {reads}, "
+        f"{len(stored)} rows = {len(acked)} acked, integrity {check}, after freeing space POST {recovered}", ok)
+
+
+def case_read_only():
+    database = new_database("readonly")
+    token = add_user(database, "alice")
+    server = Server(database).start()
+    client = Client(server.port, token)
+    entry = post_entry(client, "before", "read-only")[1]["entry_id"]
+    server.stop()
+    before = db_digest(database)
+    os.chmod(database, 0o444)
+    immutable = os.geteuid() == 0 and subprocess.run(["chattr", "+i", database], capture_output=True).returncode == 0
+    try:
+        server = Server(database).start()
+        client = Client(server.port, token)
+        writes = [
+            client.request("POST", "/api/entries", {"title": "after", "body": ""}),
+            client.request("PATCH", f"/api/entries/{entry}", {"title": "after"}),
+            client.request("PUT", f"/api/entries/{entry}", {"title": "after", "body": ""}),
+            client.request("DELETE", f"/api/entries/{entry}"),
+            client.request("POST", "/api/diaries", {"title": "more"}),
+        ]
+        statuses = [w[0] for w in writes]
+        problems = all(is_problem({"headers": w[1], "body": w[2]}, 503) for w in writes)
+        reads = [client.request("GET", p)[0] for p in ("/api/entries", f"/api/entries/{entry}", "/api/diaries", "/api/me")]
+        code = server.stop()
+    finally:
+        if immutable:
+            subprocess.run(["chattr", "-i", database], capture_output=True)
+        os.chmod(database, 0o644)
+    unchanged = db_digest(database) == before
+    how = "chmod 444 + chattr +i (root ignores modes)" if immutable else "chmod 444"
+    ok = statuses == [503] * 5 and problems and reads == [200] * 4 and unchanged and code == 0
+    row("read-only database file", "every write 503 problem+json, nothing written, reads served",
+        f"{how}: writes {statuses} (problem bodies {problems}), reads {reads}, file unchanged {unchanged}", ok)
+
+
+def case_busy():
+    rng = random.Random(OPTS.seed + 1)
+    database = new_database("busy")
+    tokens = [add_user(database, f"busy{i}") for i in range(4)]
+    servers = [Server(database).start(), Server(database).start()]
+    stop = threading.Event()
+    statuses, errors, live = {}, [], {}
+    lock = threading.Lock()
+    deadline = time.monotonic() + CFG["busy_seconds"]
+
+    def locker():
+        # A third process-level writer: holds the write lock for up to 50 ms at a time.
+        connection = sqlite3.connect(database, timeout=10, isolation_level=None)
+        while not stop.is_set() and time.monotonic() < deadline:
+            connection.execute("BEGIN IMMEDIATE")
+            time.sleep(rng.uniform(0, 0.05))
+            connection.execute("COMMIT")
+            time.sleep(0.005)
+        connection.close()
+
+    def writer(index):
+        client = Client(servers[index % 2].port, tokens[index % 4], record=False)
+        mine = []
+        for n in range(100_000):
+            if time.monotonic() > deadline:
+                break
+            try:
+                if mine and n % 3 == 0:
+                    entry = mine.pop(0)
+                    if n % 2:
+                        status = client.request("DELETE", f"/api/entries/{entry}")[0]
+                        if status == 204:
+                            with lock:
+                                live.pop(entry, None)
+                    else:
+                        status = client.request("PATCH", f"/api/entries/{entry}", {"body": f"patched {n}"})[0]
+                        if status == 200:
+                            with lock:
+                                live[entry] = f"patched {n}"
+                        mine.append(entry)
+                else:
+                    status, document = post_entry(client, f"busy {index} {n}", f"body {n}")
+                    if status == 201:
+                        mine.append(document["entry_id"])
+                        with lock:
+                            live[document["entry_id"]] = f"body {n}"
+            except (OSError, http.client.HTTPException) as error:
+                with lock:
+                    errors.append(type(error).__name__)
+                break
+            with lock:
+                statuses[status] = statuses.get(status, 0) + 1
+
+    threads = [threading.Thread(target=locker)] + [threading.Thread(target=writer, args=(i,)) for i in range(16)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(CFG["busy_seconds"] + 60)
+    stop.set()
+    codes = [s.stop() for s in servers]
+    stored = {r[0]: r[1] for r in db_rows(database, "SELECT entry_id, body FROM entries")}
+    five = sum(v for k, v in statuses.items() if k >= 500)
+    ok = five == 0 and not errors and stored == live and codes == [0, 0] and sum(statuses.values()) > 0
+    row("busy database: 2 servers + an external lock holder on one file",
+        "no 5xx (SQLITE_BUSY waited out), every acknowledged change stored",
+        f"{sum(statuses.values())} writes from 16 clients, statuses {dict(sorted(statuses.items()))}, "
+        f"{len(errors)} connection errors, stored rows match acknowledged {stored == live}", ok)
+
+
+# ---------------------------------------------------------------------------------------------
+# Load
+
+def case_load():
+    rng = random.Random(OPTS.seed + 2)
+    database = new_database("load")
+    token = add_user(database, "loader")
+    server = Server(database).start()
+    seeder = Client(server.port, token)
+    ids = [post_entry(seeder, f"seed {i}", text_sample(rng, 300))[1]["entry_id"] for i in range(100)]
+    seeder.close()
+    rss_start = server.rss_kib()
+    seconds = CFG["load_seconds"]
+    deadline = time.monotonic() + seconds
+    counts = {"2xx": 0, "4xx": 0, "5xx": 0, "errors": 0}
+    lock = threading.Lock()
+
+    def run(is_writer, index):
+        client = Client(server.port, token if is_writer else None, record=False)
+        local = random.Random(index)
+        tally = {"2xx": 0, "4xx": 0, "5xx": 0, "errors": 0}
+        mine = []
+        for n in range(1_000_000):
+            if time.monotonic() > deadline:
+                break
+            try:
+                if is_writer:
+                    if mine and n % 4 == 3:
+                        status = client.request("DELETE", f"/api/entries/{mine.pop()}")[0]
+                    else:
+                        status, document = post_entry(client, f"load {index} {n}", text_sample(local, 200))
+                        if status == 201:
+                            mine.append(document["entry_id"])
+                else:
+                    path = local.choice([f"/api/entries?page={local.randint(1, 5)}", f"/api/entries/{local.choice(ids)}",
+                                         "/api/diaries", "/api/health", "/api/diaries/1/entries?per_page=50"])
+                    status = client.request("GET", path)[0]
+                tally[f"{status // 100}xx"] = tally.get(f"{status // 100}xx", 0) + 1
+            except (OSError, http.client.HTTPException):
+                tally["errors"] += 1
+                client.close()
+        with lock:
+            for key, value in tally.items():
+                counts[key] = counts.get(key, 0) + value
+
+    threads = [threading.Thread(target=run, args=(i < 8, i)) for i in range(72)]
+    for thread in threads:
+        thread.start()
+    samples = []
+    while any(t.is_alive() for t in threads) and time.monotonic() < deadline + 60:
+        samples.append((time.monotonic(), server.rss_kib()))
+        time.sleep(0.5)
+    for thread in threads:
+        thread.join(60)
+    rss_end = server.rss_kib()
+    # Warm-up: the first quarter of the run (at least 2 s).
+    warm_until = samples[0][0] + max(2.0, seconds / 4)
+    rss_warm = next((rss for t, rss in samples if t >= warm_until), rss_end)
+    rss_max = max(rss for t, rss in samples if t >= warm_until) if samples else rss_end
+    flat = rss_max <= rss_warm * (1 + RSS_TOLERANCE_RATIO) + RSS_TOLERANCE_KIB
+    code = server.stop()
+    total = sum(counts.values())
+    ok = counts["5xx"] == 0 and counts["errors"] == 0 and flat and code == 0 and total > 0
+    row(f"load: {seconds} s of 64 readers + 8 writers (keep-alive)",
+        f"0 5xx, 0 connection errors, RSS flat after warm-up (max <= warm +{RSS_TOLERANCE_RATIO:.0%} +{RSS_TOLERANCE_KIB // 1024} MiB)",
+        f"{total} requests ({total / seconds:.0f}/s): {counts}; RSS start {kib(rss_start)}, after warm-up {kib(rss_warm)}, "
+        f"max {kib(rss_max)}, end {kib(rss_end)}", ok)
+
+
+def open_many(port, count, sources, slow_every=0):
+    """`count` connections spread over the source addresses; every `slow_every`-th starts a request it never ends."""
+    sockets, failed = [], 0
+    for i in range(count):
+        try:
+            sock = connect(port, sources[i % len(sources)], timeout=5)
+            if slow_every and i % slow_every == 0:
+                sock.sendall(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            sock.setblocking(False)
+            sockets.append(sock)
+        except OSError:
+            failed += 1
+    return sockets, failed
+
+
+def count_closed(sockets, timeout=0.5):
+    """How many of the connections the server has closed (readable with EOF or reset)."""
+    poller = select.poll()
+    by_fd = {s.fileno(): s for s in sockets}
+    for fd in by_fd:
+        poller.register(fd, select.POLLIN | select.POLLERR | select.POLLHUP)
+    closed = 0
+    for fd, _ in poller.poll(timeout * 1000):
+        try:
+            if by_fd[fd].recv(1, socket.MSG_PEEK) == b"":
+                closed += 1
+        except (ConnectionResetError, BlockingIOError, OSError):
+            closed += 1
+    return closed
+
+
+def drip(sockets, seconds, probe):
+    """For `seconds`: one more header byte on every slow connection each 0.5 s, and `probe()` between."""
+    latencies, failures = [], []
+    deadline = time.monotonic() + seconds
+    next_drip = 0.0
+    for _ in range(100_000):
+        if time.monotonic() > deadline:
+            break
+        if time.monotonic() >= next_drip:
+            for sock in sockets:
+                try:
+                    sock.send(b"a")
+                except OSError:
+                    pass
+            next_drip = time.monotonic() + 0.5
+        began = time.monotonic()
+        try:
+            status = probe()
+            latencies.append(time.monotonic() - began)
+            if status != 200:
+                failures.append(status)
+        except (OSError, http.client.HTTPException) as error:
+            failures.append(type(error).__name__)
+        time.sleep(0.02)
+    return latencies, failures
+
+
+def close_all(sockets):
+    for sock in sockets:
+        sock.close()
+
+
+def case_slowloris():
+    database = new_database("slowloris")
+    add_user(database, "alice")
+    server = Server(database).start()  # the defaults: timeout 30 s, 1024 connections, 256 per IP
+    probe_client = Client(server.port, timeout=5)
+
+    def probe():
+        probe_client.close()  # a new connection each time: the hard part when the server is full
+        return probe_client.request("GET", "/api/entries")[0]
+
+    def latency_text(latencies):
+        if not latencies:
+            return "no answers"
+        ordered = sorted(latencies)
+        return f"p50 {ordered[len(ordered) // 2] * 1000:.1f} ms, max {ordered[-1] * 1000:.1f} ms"
+
+    # 1,000 from 8 addresses (125 each, under the per-IP limit): half idle, half dripping headers.
+    sources = [f"127.0.0.{i}" for i in range(2, 10)]
+    attackers, failed = open_many(server.port, 1000, sources, slow_every=2)
+    latencies, failures = drip(attackers[::2], CFG["slowloris_seconds"], probe)
+    still_open = len(attackers) - count_closed(attackers)
+    close_all(attackers)
+    ok = not failures and latencies and max(latencies) < 2 and still_open >= 990 and failed == 0
+    row("slowloris: 1,000 idle/dripping connections from 8 IPs (defaults)",
+        "other clients served (every probe 200 in < 2 s) while the 1,000 stay connected",
+        f"{len(latencies)} probes, failures {failures or 'none'}, {latency_text(latencies)}; "
+        f"{still_open} attacker connections open at the end", ok)
+
+    # 1,000 from one address: the per-IP limit (default 256) closes the rest at once.
+    time.sleep(0.5)
+    attackers, failed = open_many(server.port, 1000, ["127.0.0.10"], slow_every=2)
+    time.sleep(0.5)
+    closed = count_closed(attackers) + failed
+    latencies, failures = drip(attackers[::2], min(3, CFG["slowloris_seconds"]), probe)
+    close_all(attackers)
+    ok = not failures and latencies and 1000 - closed <= 256 and closed >= 700
+    row("slowloris: 1,000 connections from 1 IP (default per-IP limit 256)",
+        "at most 256 kept, the rest closed at once; others served",
+        f"{1000 - closed} kept, {closed} closed; {len(latencies)} probes, failures {failures or 'none'}, "
+        f"{latency_text(latencies)}", ok)
+    server.stop()
+
+    # The timeout frees idle connections (lowered to 2 s here; 30 s by default).
+    server = Server(database, ["--connection-timeout", "2"]).start()
+    probe_client = Client(server.port, timeout=5)
+    attackers, failed = open_many(server.port, 300, sources, slow_every=0)
+    time.sleep(4.5)
+    closed = count_closed(attackers, timeout=1)
+    status = probe()
+    close_all(attackers)
+    server.stop()
+    row("slowloris: idle connections with --connection-timeout 2",
+        "all 300 idle connections closed by the server within 2 s + 2.5 s; others served",
+        f"{closed} of {len(attackers)} closed after 4.5 s; probe {status}", closed == len(attackers) and status == 200)
+
+
+# ---------------------------------------------------------------------------------------------
+# Hostile input
+
+# Failures whose cause is found and whose fix is in a file of another team: they still fail.
+KNOWN_FAILURES = {
+    "trailing comma": "Foundation's JSON parser accepts {...,}; fix in Sources/DiaryServer/JSONCoding.swift",
+}
+
+
+class Hostile:
+    """One server with two users; each check sends requests and compares the answers and the database."""
+
+    def __init__(self):
+        self.database = new_database("hostile")
+        self.alice = add_user(self.database, "alice")
+        self.bob = add_user(self.database, "bob")
+        self.server = Server(self.database, ["--connection-timeout", "3"]).start()
+        self.port = self.server.port
+        client = Client(self.port, self.alice)
+        self.entry = post_entry(client, "alice's entry", "private")[1]["entry_id"]
+        self.diary = client.json("GET", f"/api/entries/{self.entry}")[1]["diary_id"]
+        self.bob_entry = post_entry(client, "bob's entry", "his", token=self.bob)[1]["entry_id"]
+
+    def serving(self):
+        try:
+            return Client(self.port).request("GET", "/api/health")[0] == 200
+        except OSError:
+            return False
+
+    def check(self, case, expected, attempts, problem=True):
+        """attempts: (label, raw bytes, accepted statuses, must close). Passes when every answer
+        is accepted, 4xx answers are problem+json (unless libmicrohttpd itself may answer: `problem`
+        false), the server still serves and nothing was written."""
+        before = db_digest(self.database)
+        wrong, known = [], []
+        for label, data, statuses, must_close in attempts:
+            answer = raw(self.port, data)
+            status = answer["status"] if answer else "closed"
+            if status not in statuses:
+                wrong.append(f"{label}: {status}")
+            elif problem and answer and 400 <= status < 500 and not is_problem(answer, status):
+                wrong.append(f"{label}: {status} without a problem body")
+            elif must_close and answer and not answer["closed"]:
+                wrong.append(f"{label}: connection left open")
+            if wrong and wrong[-1].startswith(f"{label}:") and label in KNOWN_FAILURES:
+                known.append(KNOWN_FAILURES[label])
+        unchanged = db_digest(self.database) == before
+        serving = self.serving()
+        observed = f"{len(attempts) - len(wrong)}/{len(attempts)} as expected"
+        observed += f"; {', '.join(wrong)}" if wrong else ""
+        observed += "" if unchanged else "; SOMETHING WAS WRITTEN"
+        observed += "" if serving else "; SERVER NOT SERVING"
+        passed = not wrong and unchanged and serving
+        row(case, expected, observed, passed, "; ".join(known) if len(known) == len(wrong) else "")
+
+    def post(self, body, token=True, content_type="application/json"):
+        return build("POST", "/api/entries", self.alice if token else None, body, content_type)
+
+
+def case_hostile():
+    h = Hostile()
+    post, bad = h.post, {400}
+    h.check("JSON: malformed and truncated", "400 problem",
+            [(label, post(b), bad, False) for label, b in [
+                ("missing value", b'{"title": "x", "body": }'), ("cut", b'{"title":"x","bo'), ("{", b'{'), ("nul", b'nul'),
+                ("missing comma", b'{"title":"x" "body":"y"}'), ("single quotes", b"{'title':'x','body':'y'}"),
+                ("unquoted keys", b'{title:"x",body:"y"}'), ("comment", b'{"title":"x",/*c*/"body":"y"}'),
+                ("trailing garbage", b'{"title":"x","body":"y"}garbage'), ("[", b'['), ("a string", b'"just a string"'),
+                ("trailing comma", b'{"title":"x","body":"y",}'), ("bad escape", b'{"title":"x\\q","body":""}'),
+                ("raw tab in string", b'{"title":"x","body":"a\tb"}'), ("empty", b''), ("two objects", b'{}{}')]])
+    deep = 10_000
+    h.check("JSON: nested 10,000 levels", "400 problem, no crash",
+            [("array", post(b"[" * deep + b"]" * deep), bad, False),
+             ("object in a field", post(b'{"title":"t","body":"b","x":' + b'{"a":' * deep + b"1" + b"}" * deep + b"}"), bad, False),
+             ("unclosed", post(b"[" * deep), bad, False)])
+    h.check("JSON: huge and odd numbers", "400 problem",
+            [(n, post(f'{{"title":"t","body":"b","diary_id":{n}}}'.encode()), bad, False) for n in
+             ["99999999999999999999999", "1e999", "-1e999", "1.5", '"1"', "9223372036854775808", "0x10", "NaN", "01", "+1"]]
+            + [("1e3 (= 1000, no such diary)", post(b'{"title":"t","body":"b","diary_id":1e3}'), {400, 422}, False),
+               ("title 1e400", post(b'{"title":1e400,"body":"b"}'), bad, False)])
+    h.check("NUL bytes in JSON, path and query", "422 (escaped NUL) or 400 problem",
+            [("\\u0000 in body", post(b'{"title":"t","body":"a\\u0000b"}'), {422}, False),
+             ("\\u0000 in title", post(b'{"title":"a\\u0000","body":"b"}'), {422}, False),
+             ("raw NUL in string", post(b'{"title":"t","body":"a\x00b"}'), bad, False),
+             ("%00 in path", build("GET", "/api/entries/1%00"), bad, False),
+             ("%00 in query", build("GET", "/api/entries?page=%00"), bad, False)])
+    # libmicrohttpd 0.9.75 hands request lines and fields over as C strings: a raw NUL ends them.
+    # It and the router then see the same shorter text, so framing cannot split (the smuggling
+    # case below); RFC 9110 would rather have a 400, which this libmicrohttpd cannot give.
+    h.check("raw NUL bytes in the request line and header fields", "400, or read as if the text ended at the NUL",
+            [("in a field name", build("GET", "/api/me", h.alice, headers=["X-\x00A: b"]), bad, True),
+             ("in a field value", build("GET", "/api/health", headers=["X-A: a\x00b"]), {200, 400}, False),
+             ("in the target", build("GET", "/api/health\x00/../me"), {200, 400}, False),
+             ("in Content-Length", post(b'{"title":"t","body":"b"}' + b"x" * 8, token=True).replace(
+                 b"Content-Length: 32", b"Content-Length: 3\x002"), {400}, False)], problem=False)
+    h.check("invalid UTF-8", "400 problem",
+            [(label, post(b'{"title":"' + seq + b'","body":"b"}'), bad, False) for label, seq in
+             [("\\xff", b"\xff"), ("overlong /", b"\xc0\xaf"), ("surrogate bytes", b"\xed\xa0\x80"), ("cut", b"\xe6\x97")]]
+            + [("lone surrogate escape", post(b'{"title":"t","body":"\\ud800"}'), bad, False),
+               ("path", build("GET", "/api/entries/%ff"), bad, False),
+               ("query", build("GET", "/api/entries?page=%c0%af"), bad, False)])
+    h.check("overlong or broken titles", "422 problem",
+            [(f"{n} chars", post(json.dumps({"title": "t" * n, "body": ""}).encode()), {422}, False) for n in (201, 100_000)]
+            + [("line break", post(b'{"title":"a\\nb","body":""}'), {422}, False),
+               ("blank", post(b'{"title":"   ","body":""}'), {422}, False),
+               ("201 emoji", post(json.dumps({"title": "😀" * 201, "body": ""}).encode()), {422}, False)])
+    case_huge_bodies(h)
+    case_smuggling(h)
+    ids = ["-1", "0", "99999999999999999999", "1.5", "1e3", "%00", "../", "%2e%2e%2f", "1%20OR%201=1", "0x1", "+1", "1;"]
+    attempts = []
+    for entry_id in ids:
+        attempts += [(f"GET {entry_id}", build("GET", f"/api/entries/{entry_id}"), bad, False),
+                     (f"PATCH {entry_id}", build("PATCH", f"/api/entries/{entry_id}", h.alice, b'{"title":"x"}'), bad, False),
+                     (f"DELETE {entry_id}", build("DELETE", f"/api/entries/{entry_id}", h.alice), bad, False),
+                     (f"diary {entry_id}", build("GET", f"/api/diaries/{entry_id}/entries"), bad, False)]
+    h.check("ids: " + " ".join(ids), "400 problem", attempts)
+    pages = ["page=0", "page=-1", "page=abc", "page=1.5", "page=1e3", "page=99999999999999999999", "page=",
+             "per_page=0", "per_page=101", "per_page=-1", "per_page=1e2", "per_page=99999999999999999999",
+             "page=9223372036854775807", "page=%2B1"]
+    h.check("page and per_page out of range", "400 problem",
+            [(p, build("GET", f"/api/entries?{p}"), bad, False) for p in pages]
+            + [(f"diary {p}", build("GET", f"/api/diaries/{h.diary}/entries?{p}"), bad, False) for p in pages[:4]])
+    status, page = Client(h.port).json("GET", "/api/entries?page=1000000000000000&per_page=100")
+    row("page far past the end (page=10^15, per_page=100)", "200, an empty page, no overflow",
+        f"{status}, {len((page or {}).get('entries', [None]))} entries", status == 200 and page["entries"] == [])
+    case_injection(h)
+    case_tokens(h)
+    h.server.stop()
+
+
+def case_huge_bodies(h):
+    size = CFG["hostile_mb"] * 1_000_000
+    before = db_digest(h.database)
+    # A 100 MB Content-Length: refused from the headers alone, before any body byte is sent.
+    with connect(h.port) as sock:
+        sock.sendall(build("POST", "/api/entries", h.alice, b"", length=False)[:-2] + f"Content-Length: {size}\r\n\r\n".encode())
+        try:
+            answer = read_answer(sock)
+            declared = (answer["status"], answer["closed"], is_problem(answer, 413))
+        except (OSError, http.client.HTTPException) as error:
+            declared = (type(error).__name__, None, None)
+    # 100 MB chunked: the server stops reading past the limit and closes.
+    head = build("POST", "/api/entries", h.alice, b"", length=False)[:-2] + b"Transfer-Encoding: chunked\r\n\r\n"
+    chunk = b"100000\r\n" + b"a" * 0x100000 + b"\r\n"
+    sent, outcome = 0, "all sent"
+    with connect(h.port, timeout=10) as sock:
+        sock.sendall(head)
+        try:
+            while sent < size:
+                sock.sendall(chunk)
+                sent += 0x100000
+            sock.sendall(b"0\r\n\r\n")
+            outcome = f"all sent, then {read_answer(sock)['status']}"
+        except (OSError, http.client.HTTPException) as error:
+            try:
+                answer = read_answer(sock, 2)
+                outcome = f"{answer['status']} after {sent // 1_000_000} MB"
+            except (OSError, http.client.HTTPException):
+                outcome = f"closed after {sent // 1_000_000} MB ({type(error).__name__})"
+    # A chunked body that never ends: the connection timeout (3 s here) closes it.
+    began = time.monotonic()
+    with connect(h.port, timeout=10) as sock:
+        sock.sendall(head + b"5\r\nhello\r\n")
+        try:
+            data = sock.recv(4096)
+            stalled = f"closed after {time.monotonic() - began:.1f} s" + (f" with {data[:12]!r}" if data else "")
+        except socket.timeout:
+            stalled = "still open after 10 s"
+        except ConnectionResetError:
+            stalled = f"reset after {time.monotonic() - began:.1f} s"
+    unchanged = db_digest(h.database) == before
+    serving = h.serving()
+    ok = (declared == (413, True, True) and not outcome.startswith("all sent") and stalled.startswith(("closed", "reset"))
+          and time.monotonic() - began < 8 and unchanged and serving)
+    row(f"{CFG['hostile_mb']} MB bodies; a chunked body that never ends",
+        "413 problem + close before the body; stop reading past 2 MiB; stalled body closed at the timeout",
+        f"Content-Length {size}: {declared[0]} closed={declared[1]}; chunked: {outcome}; stalled: {stalled}; "
+        f"nothing written {unchanged}, serving {serving}", ok)
+
+
+def case_smuggling(h):
+    smuggled = build("GET", "/api/me", h.alice)
+    body = b'{"title":"smuggled","body":""}'
+    head = build("POST", "/api/entries", h.alice, body, length=False)[:-len(body) - 2]
+    attempts = [
+        ("two Content-Length", head + f"Content-Length: {len(body)}\r\nContent-Length: 0\r\n\r\n".encode() + body + smuggled),
+        ("two equal Content-Length", head + f"Content-Length: {len(body)}\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body),
+        ("CL + TE", head + f"Content-Length: {len(body)}\r\nTransfer-Encoding: chunked\r\n\r\n".encode() + b"0\r\n\r\n" + smuggled),
+        ("TE + CL", head + f"Transfer-Encoding: chunked\r\nContent-Length: 4\r\n\r\n".encode() + b"0\r\n\r\n" + smuggled),
+        ("TE twice", head + b"Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" + smuggled),
+        ("TE gzip, chunked", head + b"Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n" + smuggled),
+        ("Content-Length: 1, 1", head + b"Content-Length: 1, 1\r\n\r\n{" + smuggled),
+        ("Content-Length: -1", head + b"Content-Length: -1\r\n\r\n" + smuggled),
+    ]
+    h.check("request smuggling: duplicate Content-Length, CL + TE", "400 and the connection closed, nothing smuggled",
+            [(label, data, {400}, True) for label, data in attempts], problem=False)
+
+
+def case_injection(h):
+    client = Client(h.port, h.alice)
+    payloads = ["'; DROP TABLE entries; --", "\" OR 1=1 --", "Robert'); DROP TABLE users;--",
+                "1; UPDATE users SET token_hash = 'x'", "' UNION SELECT token_hash FROM users --", "%' OR '%'='"]
+    schema = db_rows(h.database, "SELECT type, name, sql FROM sqlite_master ORDER BY name")
+    users = db_rows(h.database, "SELECT * FROM users ORDER BY user_id")
+    verbatim = []
+    for p in payloads:
+        status, entry = post_entry(client, p, p)
+        stored = client.json("GET", f"/api/entries/{entry.get('entry_id')}")[1] or {}
+        verbatim.append(status == 201 and stored.get("title") == p and stored.get("body") == p)
+        patched = client.json("PATCH", f"/api/entries/{entry.get('entry_id')}", {"body": p + p})[1] or {}
+        verbatim.append(patched.get("body") == p + p)
+        status, diary = client.json("POST", "/api/diaries", {"title": p})
+        verbatim.append(status == 201 and (diary or {}).get("title") == p)
+        status, headers, _ = client.request("POST", "/api/entries", {"title": "idem", "body": p},
+                                            headers={"Idempotency-Key": p.replace(" ", "/**/")})
+        verbatim.append(status == 201)
+    refused = []
+    for p in payloads:
+        quoted = "".join(c if c.isalnum() else f"%{ord(c):02X}" for c in p)
+        for method, path, body, token in [
+            ("GET", f"/api/entries?page={quoted}", None, None), ("GET", f"/api/entries?per_page={quoted}", None, None),
+            ("GET", f"/api/entries/{quoted}", None, None), ("GET", f"/api/diaries/{quoted}/entries", None, None),
+            ("GET", "/api/me", None, p.replace(" ", "")),
+            ("POST", "/api/entries", {"title": "t", "body": "b", "diary_id": p}, None),
+        ]:
+            refused.append(client.request(method, path, body, token=token)[0])
+    code, _ = server_tool(h.database, "user", "add", "x'; DROP TABLE users;--")
+    intact = (db_rows(h.database, "SELECT type, name, sql FROM sqlite_master ORDER BY name") == schema
+              and db_rows(h.database, "SELECT * FROM users ORDER BY user_id") == users)
+    statuses = sorted(set(refused))
+    ok = all(verbatim) and set(refused) <= {400, 401} and code != 0 and intact and h.serving()
+    row("SQL injection in titles, bodies, diary titles, keys, ids, page, per_page, token, user name",
+        "text stored verbatim; other parameters 400/401; schema and users unchanged",
+        f"{sum(verbatim)}/{len(verbatim)} stored verbatim; refused with {statuses}; user add exit {code}; "
+        f"schema and users intact {intact}", ok)
+
+
+def case_tokens(h):
+    client = Client(h.port)
+    e, before = h.entry, db_digest(h.database)
+    attempts = [
+        ("no token POST", build("POST", "/api/entries", None, b'{"title":"t","body":""}'), {401}),
+        ("no token PATCH", build("PATCH", f"/api/entries/{e}", None, b'{"title":"t"}'), {401}),
+        ("no token DELETE", build("DELETE", f"/api/entries/{e}"), {401}),
+        ("no token me", build("GET", "/api/me"), {401}),
+        ("Bearer garbage", build("DELETE", f"/api/entries/{e}", "garbage"), {401}),
+        ("Bearer alone", build("GET", "/api/me", headers=["Authorization: Bearer"]), {401}),
+        ("Basic", build("GET", "/api/me", headers=["Authorization: Basic YWxpY2U6cGFzcw=="]), {401}),
+        ("token + x", build("DELETE", f"/api/entries/{e}", h.alice + "x"), {401}),
+        ("token twice", build("DELETE", f"/api/entries/{e}", f"{h.alice} {h.alice}"), {401}),
+        ("bob PATCH alice's", build("PATCH", f"/api/entries/{e}", h.bob, b'{"title":"mine"}'), {403}),
+        ("bob PUT alice's", build("PUT", f"/api/entries/{e}", h.bob, b'{"title":"mine","body":""}'), {403}),
+        ("bob DELETE alice's", build("DELETE", f"/api/entries/{e}", h.bob), {403}),
+        ("bob POST to alice's diary", build("POST", "/api/entries", h.bob, f'{{"title":"t","body":"","diary_id":{h.diary}}}'.encode()), {403}),
+    ]
+    wrong = []
+    for label, data, statuses in attempts:
+        answer = raw(h.port, data) or {"status": "closed", "headers": {}}
+        if answer["status"] not in statuses:
+            wrong.append(f"{label}: {answer['status']}")
+        elif answer["status"] == 401 and not answer["headers"].get("www-authenticate", "").startswith("Bearer"):
+            wrong.append(f"{label}: no WWW-Authenticate")
+    unchanged = db_digest(h.database) == before
+    old = h.alice
+    new = add_user(h.database, "alice", rotate=True)
+    rotated = (client.request("GET", "/api/me", token=old)[0], client.request("GET", "/api/me", token=new)[0],
+               client.request("DELETE", f"/api/entries/{e}", token=old)[0])
+    h.alice = new
+    ok = not wrong and unchanged and rotated == (401, 200, 401)
+    row("tokens: none, garbage, another user's, rotated",
+        "401 + WWW-Authenticate: Bearer / 403 on others' entries; rotated: old 401, new 200; nothing written",
+        f"{len(attempts) - len(wrong)}/{len(attempts)} as expected{'; ' + ', '.join(wrong) if wrong else ''}; "
+        f"rotated old/new/old-DELETE {rotated}; nothing written {unchanged}", ok)
+
+
+def case_timing():
+    """Wrong tokens of three kinds, interleaved on one keep-alive connection, compared by median."""
+    database = new_database("timing")
+    old = add_user(database, "alice")
+    current = add_user(database, "alice", rotate=True)
+    for i in range(10):
+        add_user(database, f"user{i}")
+    server = Server(database).start()
+    client = Client(server.port, record=False)
+    rng = random.Random(OPTS.seed + 3)
+    near = current[:-1] + ("A" if current[-1] != "A" else "B")
+    kinds = {
+        "random token (no user)": lambda: "diary_" + "".join(rng.choice("abcdefghijklmnopqrstuvwxyz0123456789-_") for _ in range(43)),
+        "one char off a real token": lambda: near,
+        "rotated-out token": lambda: old,
+        "no Authorization": lambda: None,
+    }
+    samples = {k: [] for k in kinds}
+    statuses = set()
+    for round_number in range(CFG["timing_rounds"] + 100):
+        order = list(kinds)
+        rng.shuffle(order)
+        for kind in order:
+            token = kinds[kind]()
+            headers = {"Authorization": f"Bearer {token}"} if token else {}
+            began = time.perf_counter_ns()
+            status = client.request("GET", "/api/me", headers=headers)[0]
+            elapsed = (time.perf_counter_ns() - began) / 1000
+            statuses.add(status)
+            if round_number >= 100:
+                samples[kind].append(elapsed)
+    server.stop()
+    medians = {k: statistics.median(v) for k, v in samples.items()}
+    wrong = [k for k in kinds if kinds[k]() is not None]
+    spread = max(medians[k] for k in wrong) - min(medians[k] for k in wrong)
+    noise = max(abs(statistics.median(samples[k][0::2]) - statistics.median(samples[k][1::2])) for k in wrong)
+    threshold = max(TIMING_THRESHOLD_RATIO * min(medians[k] for k in wrong), TIMING_NOISE_FACTOR * noise)
+    ok = statuses == {401} and spread < threshold
+    described = ", ".join(f"{k} {m:.0f} µs" for k, m in medians.items())
+    row(f"timing: wrong tokens, {CFG['timing_rounds']} interleaved rounds",
+        f"all 401; medians of the 3 wrong-token kinds differ by < max({TIMING_THRESHOLD_RATIO:.0%}, "
+        f"{TIMING_NOISE_FACTOR} x noise)",
+        f"medians {described}; spread {spread:.1f} µs, noise {noise:.1f} µs, threshold {threshold:.1f} µs", ok)
+
+
+# ---------------------------------------------------------------------------------------------
+# Fuzzing, secrets
+
+def case_fuzz():
+    seed = OPTS.seed
+    command = [os.path.join(BIN, "diary-fuzz"), "--seed", str(seed), "--seconds", str(CFG["fuzz_seconds"])]
+    result = subprocess.run(command, capture_output=True, timeout=CFG["fuzz_seconds"] + 120)
+    output = result.stdout.decode(errors="replace").strip().splitlines()
+    last = output[-1] if output else result.stderr.decode(errors="replace")[-300:]
+    row(f"fuzz: seeded random requests to the in-process router, {CFG['fuzz_seconds']} s",
+        "no crash, no 5xx, every 4xx problem+json, no secret in an answer",
+        f"seed {seed}, exit {result.returncode}: {last[:400]}", result.returncode == 0)
+    if OPTS.libfuzzer:
+        corpus = os.path.join(WORK, "corpus")
+        os.makedirs(corpus, exist_ok=True)
+        result = subprocess.run([OPTS.libfuzzer, corpus, f"-max_total_time={CFG['fuzz_seconds']}", f"-seed={seed}",
+                                 "-max_len=4096", "-rss_limit_mb=4096", f"-artifact_prefix={WORK}/"],
+                                capture_output=True, timeout=CFG["fuzz_seconds"] + 300)
+        lines = result.stderr.decode(errors="replace").strip().splitlines()
+        done = next((line for line in reversed(lines) if line.startswith("Done")), lines[-1] if lines else "")
+        row(f"fuzz: libFuzzer on the router, {CFG['fuzz_seconds']} s", "no crash, no 5xx (a 5xx aborts the run)",
+            f"seed {seed}, exit {result.returncode}: {done[:300]}", result.returncode == 0)
+
+
+def case_secrets():
+    logs = [s.log_text() for s in SERVERS if os.path.exists(s.log)]
+    with TRANSCRIPT_LOCK:
+        answers = b"\n".join(TRANSCRIPT).decode("utf-8", "replace")
+    found = sorted({("token" if s.startswith("diary_") else "path" if "/" in s else "token hash") + where
+                    for s in SECRETS for where, text in ((" in an answer", answers), (" in a log", "\n".join(logs)))
+                    if s in text})
+    row("secrets: database paths, tokens and token hashes",
+        "in no answer and no server log line",
+        f"{len(SECRETS)} secrets searched in {len(TRANSCRIPT)} answers and {len(logs)} logs "
+        f"({sum(len(l) for l in logs)} bytes): {', '.join(found) or 'none found'}", not found)
+
+
+# ---------------------------------------------------------------------------------------------
+
+CASES = [("crash", case_crash), ("graceful", case_graceful_stop), ("diskfull", case_disk_full),
+         ("readonly", case_read_only), ("busy", case_busy), ("load", case_load), ("slowloris", case_slowloris),
+         ("hostile", case_hostile), ("timing", case_timing), ("fuzz", case_fuzz), ("secrets", case_secrets)]
+
+
+def print_table():
+    print()
+    print("| case | expected | observed | pass |")
+    print("|---|---|---|---|")
+    for case, expected, observed, passed, verdict in ROWS:
+        cell = lambda text: str(text).replace("|", "\\|").replace("\n", " ")
+        print(f"| {cell(case)} | {cell(expected)} | {cell(observed)} | {verdict} |")
+    failed = [r[0] for r in ROWS if not r[3]]
+    print()
+    print(f"{len(ROWS) - len(failed)} of {len(ROWS)} passed" + (f"; FAILED: {'; '.join(failed)}" if failed else ""))
+    sys.stdout.flush()
+
+
+def main():
+    global OPTS, CFG, BIN, WORK
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--short", action="store_true", help="a few seconds per case, for CI")
+    parser.add_argument("--bin-dir", default=os.environ.get("DIARY_BIN_DIR", ""), help="folder of diary-server and diary-fuzz")
+    parser.add_argument("--only", action="append", choices=[c[0] for c in CASES], help="run only these cases")
+    parser.add_argument("--seed", type=int, default=int(time.time()) % 1_000_000, help="for the random choices and the fuzzer")
+    parser.add_argument("--libfuzzer", default="", help="a diary-fuzz built with -sanitize=fuzzer -DFUZZING")
+    OPTS = parser.parse_args()
+    CFG = SHORT if OPTS.short else LONG
+    BIN = OPTS.bin_dir or subprocess.run(["swift", "build", "--show-bin-path"], capture_output=True, text=True).stdout.strip()
+    WORK = tempfile.mkdtemp(prefix="diary-stress-")
+    note(f"{'short' if OPTS.short else 'long'} run, seed {OPTS.seed} (replay: --seed {OPTS.seed}), binaries {BIN}")
+    # Room for 1,000+ connections on each side.
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 8192)), hard))
+    # A watchdog: a case that hangs must not hang CI.
+    limit = 900 if OPTS.short else 3600
+    watchdog = threading.Timer(limit, lambda: (note(f"gave up after {limit} s"), print_table(), cleanup(), os._exit(2)))
+    watchdog.daemon = True
+    watchdog.start()
+    try:
+        for name, function in CASES:
+            if OPTS.only and name not in OPTS.only:
+                continue
+            began = time.monotonic()
+            try:
+                function()
+            except Exception as error:  # a case that breaks is a failed case, and the rest still run
+                row(name, "the case runs to its end", f"{type(error).__name__}: {error}"[:400], False)
+            note(f"{name} took {time.monotonic() - began:.1f} s")
+    finally:
+        cleanup()
+    watchdog.cancel()
+    print_table()
+    return 0 if ROWS and all(r[3] for r in ROWS) else 1
+
+
+def cleanup():
+    for server in SERVERS:
+        server.kill()
+    tmpfs = os.path.join(WORK, "tmpfs")
+    if os.path.ismount(tmpfs):
+        subprocess.run(["umount", "-l", tmpfs], capture_output=True)
+    shutil.rmtree(WORK, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
