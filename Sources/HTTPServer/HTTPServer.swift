@@ -146,7 +146,10 @@ public final class HTTPServer: Sendable {
             option(.END, 0),
         ]
         // No MHD_USE_ERROR_LOG: libmicrohttpd stays silent rather than print what clients sent.
-        let flags = MHD_USE_AUTO_INTERNAL_THREAD.rawValue | MHD_USE_ITC.rawValue
+        // MHD_USE_TURBO: optimistic reads and writes before epoll says the socket is ready, which
+        // saves a wait per request on keep-alive connections (one entry +9 to +34 %, list page 1
+        // +20 % and more, wrk on 2 cores, same run).
+        let flags = MHD_USE_AUTO_INTERNAL_THREAD.rawValue | MHD_USE_ITC.rawValue | MHD_USE_TURBO.rawValue
         return options.withUnsafeMutableBufferPointer { items in
             withVaList([MHD_OPTION.ARRAY.rawValue, items.baseAddress!, MHD_OPTION.END.rawValue]) { arguments in
                 MHD_start_daemon_va(flags, 0, nil, nil, DaemonCallbacks.accessHandler, context.opaque, arguments)
