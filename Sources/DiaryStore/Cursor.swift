@@ -28,7 +28,10 @@ public struct CursorCodec: Sendable {
     /// The position `text` names, or nil when it is malformed, altered or made for another list.
     public func decode(_ text: String, filter: EntryFilter, diaryID: Int64?) -> EntryPosition? {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2, let payload = Base64URL.decode(parts[0]), let sent = Base64URL.decode(parts[1]) else { return nil }
+        guard parts.count == 2, let payload = Base64URL.decode(parts[0]), let sent = Base64URL.decode(parts[1]),
+              // Only the one canonical spelling: unused low bits of the last character must be zero.
+              Base64URL.encode(payload) == parts[0], Base64URL.encode(sent) == parts[1]
+        else { return nil }
         let expected = mac(payload)
         guard sent.count == expected.count else { return nil }
         var difference: UInt8 = 0

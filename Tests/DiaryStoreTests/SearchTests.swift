@@ -156,6 +156,10 @@ import Testing
             altered[3] = altered[3] == "A" ? "B" : "A"
             #expect(codec.decode(String(altered), filter: filter, diaryID: nil) == nil)
             #expect(codec.decode("garbage", filter: filter, diaryID: nil) == nil)
+            // Every other last character, including those that differ only in unused bits.
+            for character in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_" where character != cursor.last {
+                #expect(codec.decode(String(cursor.dropLast()) + String(character), filter: filter, diaryID: nil) == nil, "\(character)")
+            }
             #expect(CursorCodec(secret: Array(repeating: 1, count: 32)).decode(cursor, filter: filter, diaryID: nil) == nil)
         }
     }
