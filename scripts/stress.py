@@ -460,7 +460,7 @@ def case_disk_full():
     token = add_user(database, "alice")
     preexec = None
     if mounted:
-        method = "a 3 MiB tmpfs filled to the last byte"
+        method = "a 3 MiB tmpfs filled up to 512 KiB"
     else:
         # No mount here: a file size limit makes every write past it fail (EFBIG instead of
         # ENOSPC; SQLite reports an I/O error instead of SQLITE_FULL, the store maps both to 503).
@@ -479,22 +479,37 @@ def case_disk_full():
             if status == 201:
                 acked[document["entry_id"]] = f"before {i}"
         if mounted:
+            # All but 512 KiB: the first few big writes fit, the next ones find the disk full.
+            stat = os.statvfs(folder)
             with open(os.path.join(folder, "filler"), "wb", buffering=0) as filler:
-                try:
-                    for _ in range(10_000):
-                        filler.write(b"\0" * 4096)
-                except OSError:
-                    pass
+                filler.write(b"\0" * max(0, stat.f_bavail * stat.f_frsize - 512 * 1024))
+        # Four writers at once, so that writes share commits (group commit): each is stored or refused whole.
+        answers, lock = [], threading.Lock()
+
+        def writer(index):
+            own = Client(server.port, token)
+            refused = 0
+            for i in range(15):
+                title = f"full {index} {i}"
+                status, headers, data = own.request("POST", "/api/entries", {"title": title, "body": "x" * 100_000})
+                with lock:
+                    answers.append((status, headers, data, title))
+                refused += status == 503
+                if refused >= 2:
+                    break
+
+        threads = [threading.Thread(target=writer, args=(i,)) for i in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(120)
         refusals, other, problem = 0, [], True
-        for i in range(60):
-            status, headers, data = client.request("POST", "/api/entries", {"title": f"full {i}", "body": "x" * 200_000})
+        for status, headers, data, title in answers:
             if status == 201:
-                acked[json.loads(data)["entry_id"]] = f"full {i}"
+                acked[json.loads(data)["entry_id"]] = title
             elif status == 503:
                 refusals += 1
                 problem &= is_problem({"headers": headers, "body": data}, 503) and "retry-after" in headers
-                if refusals >= 3:
-                    break
             else:
                 other.append(status)
         reads = [client.request("GET", path)[0] for path in ("/api/entries", "/api/diaries", f"/api/entries/{min(acked)}")]
@@ -515,7 +530,8 @@ def case_disk_full():
           and {k: v for k, v in acked.items() if k in listed} == listed and check == "ok"
           and recovered in (201, "n/a") and code == 0)
     row("disk full", "503 problem+json with Retry-After, nothing half-written, reads served, writes resume",
-        f"{method}: {refusals} x 503 (problem body {problem}), other answers {other or 'none'}, reads {reads}, "
+        f"{method}: 4 writers, {len(answers) - refusals - len(other)} x 201, {refusals} x 503 (problem body {problem}), "
+        f"other answers {other or 'none'}, reads {reads}, "
         f"{len(stored)} rows = {len(acked)} acked, integrity {check}, after freeing space POST {recovered}", ok)
 
 
@@ -918,6 +934,11 @@ def case_hostile():
                ("blank", post(b'{"title":"   ","body":""}'), {422}, False),
                ("201 emoji", post(json.dumps({"title": "😀" * 201, "body": ""}).encode()), {422}, False)])
     case_huge_bodies(h)
+    h.check("request line or headers over 32 KiB", "414 or 431 (libmicrohttpd's own page), the server serving",
+            [("40 KB target", build("GET", "/api/entries?q=" + "x" * 40_000), {414, 431}, False),
+             ("40 KB header", build("GET", "/api/health", headers=["X-Big: " + "x" * 40_000]), {431, 413}, False),
+             ("2,000 headers", build("GET", "/api/health", headers=[f"X-{i}: y" for i in range(2000)]), {431, 413}, False)],
+            problem=False)
     case_smuggling(h)
     ids = ["-1", "0", "99999999999999999999", "1.5", "1e3", "%00", "../", "%2e%2e%2f", "1%20OR%201=1", "0x1", "+1", "1;"]
     attempts = []
@@ -936,6 +957,8 @@ def case_hostile():
     status, page = Client(h.port).json("GET", "/api/entries?page=1000000000000000&per_page=100")
     row("page far past the end (page=10^15, per_page=100)", "200, an empty page, no overflow",
         f"{status}, {len((page or {}).get('entries', [None]))} entries", status == 200 and page["entries"] == [])
+    case_search_parameters(h)
+    case_import(h)
     case_injection(h)
     case_tokens(h)
     h.server.stop()
@@ -1009,6 +1032,52 @@ def case_smuggling(h):
             [(label, data, {400}, True) for label, data in attempts], problem=False)
 
 
+def quote(text):
+    return "".join(c if c.isalnum() else "".join(f"%{byte:02X}" for byte in c.encode()) for c in text)
+
+
+def case_search_parameters(h):
+    """FTS5 syntax and SQL in every filter: found as text or refused, never a 5xx, nothing written."""
+    terms = ['"', '"""', "*", "a*b", "NEAR(ali ent)", "ali OR ent", "-ent", "^ent", "ent:x", "entries_fts", "''",
+             "'; DROP TABLE entries; --", "\x00", "x" * 2000, "(", ")", "AND", "\u0000", "{ali ent}", "ali + ent"]
+    others = ["tag=" + quote(t) for t in ["'; DROP TABLE entry_tags; --", "a\"b", "%", "x" * 300, ""]]
+    others += [f"{name}={quote(value)}" for name in ("since", "until") for value in
+               ["2026-11-01' OR '1'='1", "2026-13-01", "9999-12-31T23:59:60Z", "-1", "1e3", "", "2026-11-01T00:00:00+09:00"]]
+    others += ["order=" + quote(v) for v in ["relevance; DROP TABLE entries", "NEWEST", "", "bm25"]]
+    others += ["cursor=" + quote(v) for v in ["' OR 1=1 --", "AAAA", "x" * 500, "", "%00"]]
+    attempts = [(f"q={t[:12]}", build("GET", f"/api/entries?q={quote(t)}"), {200, 400}, False) for t in terms]
+    attempts += [(f"diary q={t[:12]}", build("GET", f"/api/diaries/{h.diary}/entries?q={quote(t)}"), {200, 400}, False)
+                 for t in terms[:6]]
+    attempts += [(p[:24], build("GET", f"/api/entries?{p}"), {200, 400}, False) for p in others]
+    h.check("search and filters: FTS5 syntax and SQL in q, tag, since, until, order, cursor",
+            "200 (searched as text) or 400 problem; never 5xx", attempts)
+
+
+def case_import(h):
+    ndjson = "application/x-ndjson"
+    entry = {"entry_id": 900, "diary_id": h.diary, "author": "alice", "title": "imported", "body": "",
+             "created": "2026-11-01T00:00:00Z", "updated": "2026-11-01T00:00:00Z", "tags": []}
+
+    def variant(**changes):
+        return json.dumps({**entry, **changes}).encode()
+
+    attempts = [
+        ("malformed line", build("POST", "/api/import", h.alice, variant() + b"\n{oops", ndjson), {400, 422}),
+        ("array of wrong types", build("POST", "/api/import", h.alice, b'[{"entry_id":"x"}]'), {400, 422}),
+        ("huge id", build("POST", "/api/import", h.alice, variant(entry_id=2**64)), {400, 422}),
+        ("id 2^63-1", build("POST", "/api/import", h.alice, variant(entry_id=2**63 - 1)), {400, 422}),
+        ("bad date", build("POST", "/api/import", h.alice, variant(created="yesterday")), {400, 422}),
+        ("NUL title", build("POST", "/api/import", h.alice, variant(title="a\u0000")), {400, 422}),
+        ("into alice's diary by bob", build("POST", "/api/import", h.bob, variant(), ndjson), {403}),
+        ("as alice by bob", build("POST", "/api/import", h.bob, variant(author="bob"), ndjson), {403}),
+        ("no token", build("POST", "/api/import", None, variant()), {401}),
+        ("text/plain", build("POST", "/api/import", h.alice, variant(), "text/plain"), {415}),
+        ("10,000 nested", build("POST", "/api/import", h.alice, b"[" * 10_000 + b"]" * 10_000), {400, 422}),
+    ]
+    h.check("import: malformed, out of range, another user's diary", "400/422/403/401/415 problem, nothing written",
+            [(label, data, statuses, False) for label, data, statuses in attempts])
+
+
 def case_injection(h):
     client = Client(h.port, h.alice)
     payloads = ["'; DROP TABLE entries; --", "\" OR 1=1 --", "Robert'); DROP TABLE users;--",
@@ -1029,7 +1098,7 @@ def case_injection(h):
         verbatim.append(status == 201)
     refused = []
     for p in payloads:
-        quoted = "".join(c if c.isalnum() else f"%{ord(c):02X}" for c in p)
+        quoted = quote(p)
         for method, path, body, token in [
             ("GET", f"/api/entries?page={quoted}", None, None), ("GET", f"/api/entries?per_page={quoted}", None, None),
             ("GET", f"/api/entries/{quoted}", None, None), ("GET", f"/api/diaries/{quoted}/entries", None, None),

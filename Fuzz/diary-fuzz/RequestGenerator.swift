@@ -12,7 +12,8 @@ struct RequestGenerator {
         ("POST", "/api/entries"), ("PUT", "/api/entries/{id}"), ("PATCH", "/api/entries/{id}"),
         ("PATCH", "/api/entries/{id}"), ("DELETE", "/api/entries/{id}"), ("GET", "/api/diaries"),
         ("GET", "/api/diaries/{id}"), ("POST", "/api/diaries"), ("GET", "/api/diaries/{id}/entries"), ("GET", "/api/me"),
-        ("GET", "/api/health"), ("OPTIONS", "/api/entries"),
+        ("GET", "/api/health"), ("OPTIONS", "/api/entries"), ("GET", "/api/tags"), ("GET", "/api/export"),
+        ("POST", "/api/import"),
     ]
     static let methods = ["GET", "GET", "GET", "POST", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE", "get", ""]
     /// The API's paths, the entry paths (where the writes are) thrice, and some near misses.
@@ -26,15 +27,18 @@ struct RequestGenerator {
         "1", "2", "3", "0", "-1", "99999999999999999999", "9223372036854775807", "9223372036854775808", "1.5", "1e3",
         "%00", "..", "%2e%2e", "%2F", "%ff", "%", "%zz", "01", "+1", "0x10", " ", "1%20OR%201=1", "1'--",
     ]
-    static let queryNames = ["page", "per_page", "diary_id", "page", "per_page", "q", "%00", "page%5B%5D"]
+    static let queryNames = [
+        "page", "per_page", "page", "per_page", "q", "q", "tag", "since", "until", "order", "cursor", "format", "%00", "page%5B%5D",
+    ]
     static let queryValues = [
         "1", "2", "0", "-1", "100", "101", "20", "abc", "", "99999999999999999999", "9223372036854775807", "1.5", "1e3",
-        "%00", "%ff", "1;DROP%20TABLE%20entries", "'%20OR%201=1--", "+1", " 1",
+        "%00", "%ff", "1;DROP%20TABLE%20entries", "'%20OR%201=1--", "+1", " 1", "%22", "ali*", "NEAR(a%20b)", "ent",
+        "2026-11-01", "2026-11-22T04:30:00Z", "2026-13-01", "newest", "relevance", "json", "ndjson", "AAAA",
     ]
     static let contentTypes = [
         "application/json", "application/json; charset=utf-8", "application/json; charset=latin1", "text/plain",
         "text/markdown", "text/plain; charset=utf-8", "multipart/form-data; boundary=x", "", "APPLICATION/JSON",
-        "application/json;charset=\"UTF-8\"",
+        "application/json;charset=\"UTF-8\"", "application/x-ndjson",
     ]
     static let strings = [
         "Title", "", " ", "\\n", "a\\u0000b", "\\u0000", "'; DROP TABLE entries; --", "\\\"", "\\ud800", "\\udc00\\ud800",
