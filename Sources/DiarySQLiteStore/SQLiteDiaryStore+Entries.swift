@@ -125,7 +125,8 @@ extension SQLiteDiaryStore {
 
     static func fetchEntry(_ db: Database, id: Int64) throws -> Entry? {
         let statement = try db.cachedStatement(sql: "\(entryColumns) WHERE e.entry_id = ?")
-        return try Row.fetchOne(statement, arguments: [id]).map(entry(from:))
+        // Decoded from the statement's row, which fetchOne would copy first.
+        return try Row.fetchCursor(statement, arguments: [id]).map(entry(from:)).next()
     }
 
     /// The diary an entry of `userID` goes to, with the user's name: `diaryID` when it is theirs,

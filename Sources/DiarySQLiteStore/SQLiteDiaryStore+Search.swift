@@ -12,17 +12,20 @@ extension SQLiteDiaryStore {
             // The count and the page come from the same read transaction: they agree.
             let total = try Self.count(db, query)
             let sql = EntrySQL(query)
-            let rows = try Row.fetchAll(db.cachedStatement(sql: sql.select), arguments: sql.selectArguments)
-            var entries = try rows.prefix(sql.limit).map(Self.entry(from:))
+            // Decoded while SQLite steps through the rows: fetchAll would copy every value first.
+            let cursor = try Row.fetchCursor(db.cachedStatement(sql: sql.select), arguments: sql.selectArguments)
+            var entries = try Array(cursor.map(Self.entry(from:)))
+            // One row more than the page was read: it says whether a next page exists.
+            let hasNext = entries.count > sql.limit
+            entries.removeLast(max(entries.count - sql.limit, 0))
             let terms = query.filter.terms
             if !terms.isEmpty {
                 for index in entries.indices {
                     entries[index].snippet = Snippet.make(title: entries[index].title, body: entries[index].body, terms: terms)
                 }
             }
-            // One row more than the page was read: it says whether a next page exists.
             var next: EntryPosition?
-            if rows.count > sql.limit, let last = entries.last {
+            if hasNext, let last = entries.last {
                 next = sql.ranked ? .offset(sql.offset + sql.limit) : .after(created: last.created, id: last.id)
             }
             let page = EntryPage(entries: entries, page: query.page.page, perPage: query.page.perPage, total: total, nextCursor: nil)
