@@ -93,8 +93,9 @@ public struct EndpointRequest<Body: Sendable>: Sendable {
                 throw ParameterError(name: "per_page", message: "must be at most \(PageRequest.maxPerPage)")
             }
         }
-        guard page.multipliedReportingOverflow(by: perPage).overflow == false else {
-            throw ParameterError(name: "page", message: "is too large")
+        // The documented bound, whatever per_page is: page × 100 stays within 64 bits.
+        guard page <= Int.max / PageRequest.maxPerPage else {
+            throw ParameterError(name: "page", message: "must be at most \(Int.max / PageRequest.maxPerPage)")
         }
         return PageRequest(page: page, perPage: perPage)
     }

@@ -57,8 +57,19 @@ public enum TagRules {
 
     /// One tag normalised: trimmed, lowercased, inner runs of white space turned into `-`.
     public static func tag(_ raw: String, field: String = "tags") -> Result<String, FieldError> {
-        let words = raw.lowercased().split(whereSeparator: { $0.isWhitespace })
-        let tag = words.joined(separator: "-")
+        // By scalars, not characters: a space or comma followed by a combining mark or an emoji
+        // modifier is one Character, but still a space or a comma.
+        var tag = ""
+        var spaceBefore = false
+        for scalar in raw.lowercased().unicodeScalars {
+            if scalar.properties.isWhitespace {
+                spaceBefore = !tag.isEmpty
+            } else {
+                if spaceBefore { tag.unicodeScalars.append("-") }
+                spaceBefore = false
+                tag.unicodeScalars.append(scalar)
+            }
+        }
         let count = tag.unicodeScalars.count
         guard count >= length.lowerBound else {
             return .failure(FieldError(field: field, message: "must not hold an empty tag"))
@@ -128,7 +139,9 @@ extension EntryReplacement: ValidatableBody {
     public func validated() -> Result<EntryReplacement, ValidationFailure> {
         var checks = FieldChecks()
         let title = checks.check(EntryRules.title(title)), body = checks.check(EntryRules.body(body))
-        return checks.finish(EntryReplacement(title: title, body: body, tags: checks.check(tags: tags)))
+        // Checked before `finish` is called: its `checks` is read before its argument is evaluated.
+        let tags = checks.check(tags: tags)
+        return checks.finish(EntryReplacement(title: title, body: body, tags: tags))
     }
 }
 
@@ -140,7 +153,8 @@ extension EntryPatch: ValidatableBody {
         }
         let title = self.title.map { checks.check(EntryRules.title($0)) }
         let body = self.body.map { checks.check(EntryRules.body($0)) }
-        return checks.finish(EntryPatch(title: title, body: body, tags: checks.check(tags: tags)))
+        let tags = checks.check(tags: tags)
+        return checks.finish(EntryPatch(title: title, body: body, tags: tags))
     }
 }
 

@@ -109,7 +109,8 @@ extension SQLiteDiaryStore {
             created: date(row.decode(atIndex: 5), column: "entries.created"),
             updated: date(row.decode(atIndex: 6), column: "entries.updated"),
             // Tags hold no commas (the API refuses them), so the list splits back exactly.
-            tags: (row[7] as String?).map { $0.split(separator: ",").map(String.init).sorted() } ?? [])
+            // (Split by scalars: a comma followed by an emoji modifier is one Character.)
+            tags: (row[7] as String?).map { $0.unicodeScalars.split(separator: ",").map { String($0) }.sorted() } ?? [])
     }
 
     /// Writes an entry's tags, replacing the ones it had when `replacing`.

@@ -135,3 +135,24 @@ extension SearchRouteTests {
         #expect(t.request("POST", "/api/entries", token: token, json: #"{"title":"still fine","body":""}"#).status == 201)
     }
 }
+
+extension SearchRouteTests {
+    /// Found by schemathesis: PUT and PATCH checked their tags, and an emoji modifier after a
+    /// comma hid the comma from a Character-based split.
+    @Test func putAndPatchRefuseBadTagsAndCommasNeverJoinTags() throws {
+        let t = try TestApplication()
+        let token = try t.addUser("alice")
+        let entry = try post(t, token, #"{"title":"t","body":""}"#)
+        for method in ["PUT", "PATCH"] {
+            let response = t.request(method, "/api/entries/\(entry.id)", token: token, json: #"{"title":"t","body":"","tags":[""]}"#)
+            #expect(response.status == 422, "\(method): \(response.text)")
+        }
+        let patched = t.request("PATCH", "/api/entries/\(entry.id)", token: token, json: #"{"tags":["a\u0301 b","x","🏻y"," \u0301z"]}"#)
+        #expect(patched.status == 200, "\(patched.text)")
+        let tags = try patched.decoded(Entry.self).tags
+        #expect(tags.count == 4, "\(tags)")
+        #expect(tags.allSatisfy { !$0.unicodeScalars.contains { $0 == "," || $0.properties.isWhitespace } }, "\(tags)")
+        #expect(try t.request("GET", "/api/entries/\(entry.id)").decoded(Entry.self).tags == tags)
+        #expect(t.request("GET", "/api/entries?page=92233720368547759").status == 400)
+    }
+}
