@@ -136,9 +136,23 @@ extension SQLiteDiaryStore {
     /// reads and with the writer: it sees the database as of its start.
     func read<T>(_ subject: @autoclosure () -> String, _ value: (Database) throws -> T) throws(StoreError) -> T {
         do {
-            return try pool.read(value)
+            return try pool.unsafeRead { db in try Self.inReadTransaction(db, value) }
         } catch {
             throw StoreError(error, subject: subject())
+        }
+    }
+
+    /// What `DatabasePool.read` does, with BEGIN and COMMIT prepared once per connection instead
+    /// of at every read (GRDB's `read` compiles both each time: a third of a one-entry read).
+    static func inReadTransaction<T>(_ db: Database, _ value: (Database) throws -> T) throws -> T {
+        try db.cachedStatement(sql: "BEGIN DEFERRED TRANSACTION").execute()
+        do {
+            let result = try value(db)
+            try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
+            return result
+        } catch {
+            try? db.cachedStatement(sql: "ROLLBACK TRANSACTION").execute()
+            throw error
         }
     }
 
