@@ -92,7 +92,13 @@ enum DaemonCallbacks {
             let response = context.responder.respond(to: .bodyTooLarge(limit: context.maxBodySize), request: request.head)
             return queue(response, on: connection, closing: true)
         }
-        let response = context.responder.respond(to: request.complete)
+        let complete = request.complete
+        var response = context.responder.respond(to: complete)
+        if complete.method == "HEAD" {
+            // libmicrohttpd still writes the final empty chunk of a chunked answer to HEAD, which
+            // a client then reads as the start of the next response: HEAD gets no stream at all.
+            response.stream = nil
+        }
         return queue(response, on: connection, closing: context.draining.load(ordering: .relaxed))
     }
 

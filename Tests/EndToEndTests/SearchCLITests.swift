@@ -52,6 +52,12 @@ import Testing
         #expect(response.header("Transfer-Encoding")?.lowercased() == "chunked")
         #expect(response.header("Content-Length") == nil)
         let body = try #require(unchunk(response.body))
+        // HEAD: the headers only, and nothing after them that a client would read as a response.
+        let connection = try RawConnection(port: server.port)
+        try connection.send("HEAD /api/export HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        #expect(try connection.readResponse(head: true).status == 200)
+        let next = try connection.readResponse()
+        #expect(next.status == 200 && next.text.contains("ok"), "\(next.text)")
         #expect(String(decoding: body, as: UTF8.self) == (try String(contentsOf: file, encoding: .utf8)))
 
         // export json → a fresh server → import: the same entries, ids, dates and tags.
