@@ -24,6 +24,9 @@ enum JSONCoding {
         guard !bytes.isEmpty else {
             throw .badRequest("The request body is empty; send a JSON object.")
         }
+        guard StrictJSON.isValid(bytes) else {
+            throw .badRequest("The request body is not valid JSON.")
+        }
         do {
             return try decoder.decode(T.self, from: Data(bytes))
         } catch let error as DecodingError {
