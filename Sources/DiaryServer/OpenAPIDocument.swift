@@ -1,8 +1,8 @@
 import DiaryAPI
 import HTTPCore
 
-/// `GET /api/openapi.json`: the API's OpenAPI 3.1 document, `api/openapi.json` in the
-/// repository, embedded in the binary at build time.
+/// `GET /api/openapi.json`: the API's OpenAPI 3.1 document, this folder's openapi.json
+/// (`api/openapi.json` links to it), embedded in the binary at build time.
 enum OpenAPIDocument {
     static let path: PathTemplate = "/api/openapi.json"
 
