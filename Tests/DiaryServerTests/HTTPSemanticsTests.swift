@@ -198,3 +198,17 @@ final class ManualClock: Sendable {
         #expect(t.request("GET", "/api/openapi.json", headers: [("If-None-Match", response.headers["ETag"] ?? "")]).status == 304)
     }
 }
+
+@Suite struct IdempotencyAfterDeletionTests {
+    /// Replaying a key whose entry was deleted since says so (404), whatever the body names.
+    @Test func aReplayOfADeletedEntryIs404EvenWithADiaryID() throws {
+        let t = try TestApplication()
+        let token = try t.addUser("alice")
+        let diaryID = try t.request("GET", "/api/diaries").decoded(DiaryList.self).diaries[0].id
+        let json = #"{"title":"t","body":"","diary_id":\#(diaryID)}"#
+        let entry = try t.request("POST", "/api/entries", token: token, json: json, headers: [("Idempotency-Key", "gone")]).decoded(Entry.self)
+        #expect(t.request("DELETE", "/api/entries/\(entry.id)", token: token).status == 204)
+        let replay = t.request("POST", "/api/entries", token: token, json: json, headers: [("Idempotency-Key", "gone")])
+        #expect(replay.problem?.status == 404)
+    }
+}
