@@ -97,7 +97,12 @@ struct EntrySQL {
         // Terms of 3 or more characters go to the trigram index, each quoted as an FTS5 string
         // (so no text can be FTS5 syntax); shorter ones, which trigrams cannot hold, are scanned.
         let terms = filter.terms
-        let indexed = terms.filter { $0.count >= 3 }
+        // FTS5 reads a query only up to a NUL ("unterminated string": it was a 503), and no title
+        // or body holds one (the API refuses them): a term with a NUL matches nothing.
+        if terms.contains(where: { $0.contains("\0") }) {
+            conditions.append("0")
+        }
+        let indexed = terms.filter { $0.count >= 3 && !$0.contains("\0") }
         for term in terms where term.count < 3 {
             conditions.append("instr(lower(e.title || ' ' || e.body), lower(?)) > 0")
             arguments.append(term)
