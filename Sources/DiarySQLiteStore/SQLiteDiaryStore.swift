@@ -20,6 +20,8 @@ public final class SQLiteDiaryStore: DiaryStore {
     public static let busyTimeout: TimeInterval = 5
 
     let pool: DatabasePool
+    /// The connections reads run on (`pool`'s own readers serve only `pragma(_:on:)`).
+    let readers: ReaderConnections
     /// Concurrent writes share a transaction, and so an fsync (see `GroupCommit`).
     let groupCommit = GroupCommit()
     let clock: @Sendable () -> Date
@@ -36,6 +38,7 @@ public final class SQLiteDiaryStore: DiaryStore {
     public init(path: String, clock: @escaping @Sendable () -> Date = Date.init) throws(StoreError) {
         self.path = path
         self.clock = clock
+        readers = ReaderConnections(path: path)
         let subject = "database \(path)"
         do {
             try Self.createParentDirectory(of: path)
@@ -48,6 +51,7 @@ public final class SQLiteDiaryStore: DiaryStore {
     /// Closes every connection. Any later call throws `.unavailable`.
     public func close() throws(StoreError) {
         do {
+            try readers.close()
             try pool.close()
         } catch {
             throw StoreError(error, subject: "database \(path)")
@@ -136,7 +140,7 @@ extension SQLiteDiaryStore {
     /// reads and with the writer: it sees the database as of its start.
     func read<T>(_ subject: @autoclosure () -> String, _ value: (Database) throws -> T) throws(StoreError) -> T {
         do {
-            return try pool.unsafeRead { db in try Self.inReadTransaction(db, value) }
+            return try readers.read { db in try Self.inReadTransaction(db, value) }
         } catch {
             throw StoreError(error, subject: subject())
         }
