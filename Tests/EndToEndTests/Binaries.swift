@@ -46,11 +46,16 @@ func run(_ executable: URL, _ arguments: [String], stdin: String? = nil, environ
     try input.fileHandleForWriting.close()
     // Read both pipes to the end before waiting, so a chatty process never blocks on a full pipe.
     nonisolated(unsafe) var errData = Data()
-    let errReader = Thread { errData = err.fileHandleForReading.readDataToEndOfFile() }
+    let errRead = DispatchSemaphore(value: 0)
+    let errReader = Thread {
+        errData = err.fileHandleForReading.readDataToEndOfFile()
+        errRead.signal()
+    }
     errReader.start()
     let outData = out.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    while errReader.isExecuting || !errReader.isFinished { usleep(1000) }
+    // The semaphore orders the reader's write of errData before this thread's read.
+    errRead.wait()
     return ProcessResult(
         status: process.terminationStatus,
         stdout: String(decoding: outData, as: UTF8.self),
