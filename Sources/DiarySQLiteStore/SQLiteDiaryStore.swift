@@ -22,6 +22,8 @@ public final class SQLiteDiaryStore: DiaryStore {
     let pool: DatabasePool
     /// The connections reads run on (`pool`'s own readers serve only `pragma(_:on:)`).
     let readers: ReaderConnections
+    /// Tells when any connection, in this process or another, committed (see `dataVersion()`).
+    let versionWatcher: DataVersionWatcher
     /// Concurrent writes share a transaction, and so an fsync (see `GroupCommit`).
     let groupCommit = GroupCommit()
     let clock: @Sendable () -> Date
@@ -39,6 +41,7 @@ public final class SQLiteDiaryStore: DiaryStore {
         self.path = path
         self.clock = clock
         readers = ReaderConnections(path: path)
+        versionWatcher = DataVersionWatcher(path: path)
         let subject = "database \(path)"
         do {
             try Self.createParentDirectory(of: path)
@@ -52,7 +55,16 @@ public final class SQLiteDiaryStore: DiaryStore {
     public func close() throws(StoreError) {
         do {
             try readers.close()
+            try versionWatcher.close()
             try pool.close()
+        } catch {
+            throw StoreError(error, subject: "database \(path)")
+        }
+    }
+
+    public func dataVersion() throws(StoreError) -> Int64 {
+        do {
+            return try versionWatcher.version()
         } catch {
             throw StoreError(error, subject: "database \(path)")
         }

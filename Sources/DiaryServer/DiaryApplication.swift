@@ -8,20 +8,30 @@ public struct DiaryApplication: HTTPResponder {
     public struct Configuration: Sendable {
         /// Origins (`https://example.com`) whose browser scripts may call the API; none by default.
         public var corsOrigins: [String]
+        /// Bytes of answers to open GETs kept for reuse until the next write (see
+        /// `ResponseCache`); 0 keeps none.
+        public var responseCacheBytes: Int
 
-        public init(corsOrigins: [String] = []) {
+        public init(corsOrigins: [String] = [], responseCacheBytes: Int = 32 << 20) {
             self.corsOrigins = corsOrigins
+            self.responseCacheBytes = responseCacheBytes
         }
     }
 
     public let router: Router
+    /// Nil when the configuration keeps no answers.
+    public let responseCache: ResponseCache?
     let cors: CORSPolicy
 
     /// - Parameter log: called with the cause of every 5xx answer; never handed a token or a body.
     public init(store: any DiaryStore, configuration: Configuration = Configuration(), log: @escaping @Sendable (String) -> Void = { _ in }) {
         var router = Router()
-        Self.addRoutes(to: &router, handlers: Handlers(store: store, log: log), authenticator: Authenticator(store: store))
+        let cache = configuration.responseCacheBytes > 0
+            ? ResponseCache(byteLimit: configuration.responseCacheBytes) { try? store.dataVersion() }
+            : nil
+        Self.addRoutes(to: &router, handlers: Handlers(store: store, log: log), authenticator: Authenticator(store: store), cache: cache)
         self.router = router
+        responseCache = cache
         cors = CORSPolicy(allowedOrigins: configuration.corsOrigins)
     }
 
@@ -41,15 +51,15 @@ public struct DiaryApplication: HTTPResponder {
 // MARK: - Routes
 
 extension DiaryApplication {
-    private static func addRoutes(to router: inout Router, handlers h: Handlers, authenticator auth: Authenticator) {
+    private static func addRoutes(to router: inout Router, handlers h: Handlers, authenticator auth: Authenticator, cache: ResponseCache?) {
         // Entries
-        router.add(ListEntries.self, authenticator: auth) { endpoint, _ throws(Problem) in
+        router.add(ListEntries.self, authenticator: auth, cache: cache) { endpoint, _ throws(Problem) in
             try h.entries(diaryID: nil, page: endpoint.page, filter: endpoint.filter)
         }
-        router.add(ListDiaryEntries.self, authenticator: auth) { endpoint, _ throws(Problem) in
+        router.add(ListDiaryEntries.self, authenticator: auth, cache: cache) { endpoint, _ throws(Problem) in
             try h.entries(diaryID: endpoint.diaryID, page: endpoint.page, filter: endpoint.filter)
         }
-        router.add(GetEntry.self, authenticator: auth) { endpoint, _ throws(Problem) in
+        router.add(GetEntry.self, authenticator: auth, cache: cache) { endpoint, _ throws(Problem) in
             let entry = try h.found("entry \(endpoint.entryID)") { () throws(StoreError) in try h.store.entry(id: endpoint.entryID) }
             return Reply(entry, lastModified: entry.updated)
         }
@@ -71,11 +81,11 @@ extension DiaryApplication {
         }
 
         // Diaries
-        router.add(ListDiaries.self, authenticator: auth) { _, _ throws(Problem) in
+        router.add(ListDiaries.self, authenticator: auth, cache: cache) { _, _ throws(Problem) in
             let diaries = try h.run { () throws(StoreError) in try h.store.diaries() }
             return Reply(DiaryList(diaries: diaries), lastModified: diaries.map(\.updated).max())
         }
-        router.add(GetDiary.self, authenticator: auth) { endpoint, _ throws(Problem) in
+        router.add(GetDiary.self, authenticator: auth, cache: cache) { endpoint, _ throws(Problem) in
             let diary = try h.found("diary \(endpoint.diaryID)") { () throws(StoreError) in try h.store.diary(id: endpoint.diaryID) }
             return Reply(diary, lastModified: diary.updated)
         }
@@ -88,7 +98,7 @@ extension DiaryApplication {
         }
 
         // Tags, export and import
-        router.add(ListTags.self, authenticator: auth) { _, _ throws(Problem) in
+        router.add(ListTags.self, authenticator: auth, cache: cache) { _, _ throws(Problem) in
             Reply(TagList(tags: try h.run { () throws(StoreError) in try h.store.tags() }))
         }
         router.add(ExportEntries.self, authenticator: auth) { endpoint, _ throws(Problem) in
@@ -104,7 +114,7 @@ extension DiaryApplication {
         router.add(GetCurrentUser.self, authenticator: auth) { _, context throws(Problem) in
             Reply(try context.authenticatedUser())
         }
-        router.add(GetHealth.self, authenticator: auth) { _, _ throws(Problem) in
+        router.add(GetHealth.self, authenticator: auth, cache: cache) { _, _ throws(Problem) in
             Reply(HealthStatus(status: "ok"))
         }
         router.add(OpenAPIDocument.route)

@@ -6,15 +6,14 @@ import HTTPCore
 enum OpenAPIDocument {
     static let path: PathTemplate = "/api/openapi.json"
 
+    /// The document never changes while the server runs: its representation is made once.
+    private static let representation = Representation(
+        headers: .standard(contentType: "application/json; charset=utf-8", cacheable: true),
+        body: PackageResources.openapi_json,
+        lastModified: nil
+    )
+
     static let route = Router.Route(method: .GET, path: path) { request, _ in
-        let body = PackageResources.openapi_json
-        var headers = HTTPHeaders.standard(contentType: "application/json; charset=utf-8", cacheable: true)
-        let tag = EntityTag.of(body)
-        headers.add(HTTPField.eTag, tag)
-        if Conditions.notModified(request, tag: tag, lastModified: nil) {
-            headers.remove("Content-Type")
-            return HTTPResponse(status: 304, headers: headers)
-        }
-        return HTTPResponse(status: 200, headers: headers, body: body)
+        representation.answer(to: request)
     }
 }

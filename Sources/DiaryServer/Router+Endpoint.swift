@@ -32,19 +32,31 @@ public protocol Locatable {
 
 extension Router {
     /// Adds the route of `endpoint`: the contract decides the method, path, access, body type
-    /// and success status; `handler` only does the work.
+    /// and success status; `handler` only does the work. Answers to an open GET are kept in
+    /// `cache` when there is one.
     public mutating func add<E: APIEndpoint>(
         _ endpoint: E.Type,
         authenticator: Authenticator,
+        cache: ResponseCache? = nil,
         handler: @escaping EndpointHandler<E>
     ) {
+        let cache = E.method == .GET && E.access == .open ? cache : nil
         add(Route(method: E.method, path: E.path) { request, pathParameters in
-            do throws(Problem) {
-                let (value, context) = try Self.decode(E.self, from: request, pathParameters: pathParameters, authenticator: authenticator)
-                return Self.encode(try handler(value, context), for: value, request: request)
-            } catch {
-                return HTTPResponse(problem: error)
+            let build = { () -> Result<Representation, ResponseCache.Uncached> in
+                do throws(Problem) {
+                    let (value, context) = try Self.decode(E.self, from: request, pathParameters: pathParameters, authenticator: authenticator)
+                    return Self.encode(try handler(value, context), for: value)
+                } catch {
+                    return .failure(ResponseCache.Uncached(response: HTTPResponse(problem: error)))
+                }
             }
+            guard let cache else {
+                switch build() {
+                case .success(let representation): return representation.answer(to: request)
+                case .failure(let uncached): return uncached.response
+                }
+            }
+            return cache.answer(request, build: build)
         })
     }
 
@@ -74,54 +86,33 @@ extension Router {
         }
     }
 
-    /// The success response: JSON with a strong ETag, answered 304 when the client's copy is current.
-    private static func encode<E: APIEndpoint>(_ reply: Reply<E.Response>, for endpoint: E, request: HTTPRequest) -> HTTPResponse {
+    /// The success response: JSON, and for a GET a representation with a strong ETag, whose
+    /// answer is 304 when the client's copy is current. Only a GET's representation is kept.
+    private static func encode<E: APIEndpoint>(_ reply: Reply<E.Response>, for endpoint: E) -> Result<Representation, ResponseCache.Uncached> {
         var headers = HTTPHeaders.standard(contentType: "application/json; charset=utf-8", cacheable: E.access == .open)
+        let uncached = { (response: HTTPResponse) in Result<Representation, ResponseCache.Uncached>.failure(.init(response: response)) }
         if E.successStatus == 204 {
             headers.remove("Content-Type")
-            return HTTPResponse(status: 204, headers: headers)
+            return uncached(HTTPResponse(status: 204, headers: headers))
         }
         if let stream = reply.stream {
             headers.set("Content-Type", "\(reply.contentType ?? MediaTypes.json); charset=utf-8")
-            return HTTPResponse(status: E.successStatus, headers: headers, stream: stream)
+            return uncached(HTTPResponse(status: E.successStatus, headers: headers, stream: stream))
         }
         let body = JSONCoding.encode(reply.value)
         if E.successStatus == 201 {
             if let located = reply.value as? any Locatable { headers.add(HTTPField.location, located.location) }
             if reply.replayed { headers.add(HTTPField.idempotentReplayed, "true") }
-            return HTTPResponse(status: 201, headers: headers, body: body)
+            return uncached(HTTPResponse(status: 201, headers: headers, body: body))
         }
         if let paged = endpoint as? any PagedEndpoint, let page = reply.value as? EntryPage {
             headers.add(HTTPField.link, PageLinks.header(for: paged, page: page))
             headers.add(HTTPField.totalCount, String(page.total))
         }
-        guard E.method == .GET else {
-            return HTTPResponse(status: E.successStatus, headers: headers, body: body)
+        guard E.method == .GET, E.successStatus == 200 else {
+            return uncached(HTTPResponse(status: E.successStatus, headers: headers, body: body))
         }
-        let tag = EntityTag.of(body)
-        headers.add(HTTPField.eTag, tag)
-        if let lastModified = reply.lastModified {
-            headers.add(HTTPField.lastModified, HTTPDate.string(from: lastModified))
-        }
-        if Conditions.notModified(request, tag: tag, lastModified: reply.lastModified) {
-            headers.remove("Content-Type")
-            return HTTPResponse(status: 304, headers: headers)
-        }
-        return HTTPResponse(status: E.successStatus, headers: headers, body: body)
-    }
-}
-
-/// `If-None-Match` and `If-Modified-Since` on a GET (RFC 9110 §13.2.2: the date only counts
-/// when there is no tag list).
-enum Conditions {
-    static func notModified(_ request: HTTPRequest, tag: String, lastModified: Date?) -> Bool {
-        if let list = request.headers[HTTPField.ifNoneMatch] {
-            return EntityTag.list(list, contains: tag, weak: true)
-        }
-        if let lastModified, let text = request.headers[HTTPField.ifModifiedSince], let since = HTTPDate.date(from: text) {
-            return lastModified <= since
-        }
-        return false
+        return .success(Representation(headers: headers, body: body, lastModified: reply.lastModified))
     }
 }
 

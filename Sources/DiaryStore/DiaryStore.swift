@@ -63,6 +63,13 @@ public protocol DiaryStore: Sendable {
     func importEntries(userID: Int64, entries: [Entry]) throws(StoreError) -> ImportResult
     /// The random secret made with the database that signs paging cursors.
     func cursorSecret() throws(StoreError) -> [UInt8]
+
+    // MARK: Changes
+
+    /// A number that changes once any write has committed, from this process or another, and
+    /// only then: what reads return is the same while it is. A cache of read results keeps
+    /// them under the number read before the reads, and serves them only while it still holds.
+    func dataVersion() throws(StoreError) -> Int64
 }
 
 /// What `entries(_:)` lists.

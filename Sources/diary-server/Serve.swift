@@ -32,9 +32,13 @@ struct Serve: ParsableCommand {
     @Option(name: .customLong("cors-origin"), help: "An origin (https://example.com) whose browser scripts may call the API; repeatable. Default: none.")
     var corsOrigins: [String] = []
 
+    @Option(help: "MiB of answers to public GETs kept until the next write; 0 turns the cache off.")
+    var responseCache = DiaryApplication.Configuration().responseCacheBytes >> 20
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
         if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be between 1 and 256.") }
+        guard (0...4096).contains(responseCache) else { throw ValidationError("--response-cache must be between 0 and 4096 (MiB).") }
         guard connectionTimeout > 0 else { throw ValidationError("--connection-timeout must be positive.") }
         guard maxConnections > 0, maxConnectionsPerIp > 0 else { throw ValidationError("connection limits must be positive.") }
     }
@@ -55,7 +59,7 @@ struct Serve: ParsableCommand {
         configuration.connectionLimit = maxConnections
         configuration.perIPConnectionLimit = maxConnectionsPerIp
 
-        let application = DiaryApplication(store: store, configuration: .init(corsOrigins: corsOrigins)) { message in
+        let application = DiaryApplication(store: store, configuration: .init(corsOrigins: corsOrigins, responseCacheBytes: responseCache << 20)) { message in
             FileHandle.standardError.write(Data("diary-server: \(message)\n".utf8))
         }
         HTTPServer.blockTerminationSignals()

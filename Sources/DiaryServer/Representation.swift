@@ -1,0 +1,53 @@
+import DiaryAPI
+import Foundation
+import HTTPCore
+
+/// The full answer to a GET, with the validators a conditional request is checked against:
+/// what the response cache keeps, so that a kept answer is checked the same way as a new one.
+struct Representation: Sendable {
+    /// The 200 response, `ETag` and `Last-Modified` included.
+    let response: HTTPResponse
+    let tag: String
+    let lastModified: Date?
+
+    /// Adds `ETag` (and `Last-Modified` when known) to a 200 response of `body`.
+    init(headers: HTTPHeaders, body: [UInt8], lastModified: Date?) {
+        var headers = headers
+        tag = EntityTag.of(body)
+        headers.add(HTTPField.eTag, tag)
+        if let lastModified {
+            headers.add(HTTPField.lastModified, HTTPDate.string(from: lastModified))
+        }
+        response = HTTPResponse(status: 200, headers: headers, body: body)
+        self.lastModified = lastModified
+    }
+
+    /// The response, or 304 with the same headers and no body when the client's copy is current.
+    func answer(to request: HTTPRequest) -> HTTPResponse {
+        guard Conditions.notModified(request, tag: tag, lastModified: lastModified) else {
+            return response
+        }
+        var headers = response.headers
+        headers.remove("Content-Type")
+        return HTTPResponse(status: 304, headers: headers)
+    }
+
+    /// Bytes held, for the cache's budget: the body and the header text.
+    var size: Int {
+        response.body.count + response.headers.fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
+    }
+}
+
+/// `If-None-Match` and `If-Modified-Since` on a GET (RFC 9110 §13.2.2: the date only counts
+/// when there is no tag list).
+enum Conditions {
+    static func notModified(_ request: HTTPRequest, tag: String, lastModified: Date?) -> Bool {
+        if let list = request.headers[HTTPField.ifNoneMatch] {
+            return EntityTag.list(list, contains: tag, weak: true)
+        }
+        if let lastModified, let text = request.headers[HTTPField.ifModifiedSince], let since = HTTPDate.date(from: text) {
+            return lastModified <= since
+        }
+        return false
+    }
+}

@@ -1,0 +1,99 @@
+import HTTPCore
+import Synchronization
+
+/// Answers to open GETs, kept by request target and served again while the store's data
+/// version is the one they were read under: a hot page is read and encoded once per write,
+/// not once per request.
+///
+/// Never stale: the version is read before the reads that build an answer, and every lookup
+/// reads it again first, so once a write has committed (before its response is sent) no
+/// answer from before it is served. A write by another process changes the version too.
+/// What is kept is the response itself, so a kept answer is byte for byte the one it replaces.
+public final class ResponseCache: Sendable {
+    /// How many bytes of answers are kept; past it the cache empties and fills again.
+    public let byteLimit: Int
+    private let currentVersion: @Sendable () -> Int64?
+
+    private struct State {
+        /// The version every kept answer was read under.
+        var version: Int64?
+        var answers: [String: Representation] = [:]
+        var bytes = 0
+        var hits = 0
+        var misses = 0
+    }
+    private let state = Mutex(State())
+
+    /// - Parameter version: the store's data version, or nil when it cannot be read (nothing
+    ///   is served from the cache then).
+    public init(byteLimit: Int, version: @escaping @Sendable () -> Int64?) {
+        self.byteLimit = byteLimit
+        currentVersion = version
+    }
+
+    /// Answers served from the cache and answers built, since the start: for tests.
+    public var counts: (hits: Int, misses: Int) {
+        state.withLock { ($0.hits, $0.misses) }
+    }
+
+    /// The kept answer to `request`, or else the one `build` makes, kept when `build` gives one.
+    /// `build` answers nil for a response that must not be kept (an error, a stream), and sends
+    /// that response through `uncached`.
+    func answer(
+        _ request: HTTPRequest,
+        build: () -> Result<Representation, Uncached>
+    ) -> HTTPResponse {
+        guard let version = currentVersion() else {
+            return Self.response(build(), to: request)
+        }
+        let key = Self.key(request)
+        let kept = state.withLock { state -> Representation? in
+            let found = state.version == version ? state.answers[key] : nil
+            if found != nil { state.hits += 1 } else { state.misses += 1 }
+            return found
+        }
+        if let kept { return kept.answer(to: request) }
+        let built = build()
+        if case .success(let representation) = built {
+            keep(representation, key: key, version: version)
+        }
+        return Self.response(built, to: request)
+    }
+
+    /// A response that is not kept, carried out of `build`.
+    struct Uncached: Error {
+        let response: HTTPResponse
+    }
+
+    private static func response(_ built: Result<Representation, Uncached>, to request: HTTPRequest) -> HTTPResponse {
+        switch built {
+        case .success(let representation): return representation.answer(to: request)
+        case .failure(let uncached): return uncached.response
+        }
+    }
+
+    /// The path and the query as sent: two targets that differ in any byte are kept apart.
+    private static func key(_ request: HTTPRequest) -> String {
+        guard let query = request.rawQuery else { return request.path }
+        return request.path + "?" + query
+    }
+
+    private func keep(_ representation: Representation, key: String, version: Int64) {
+        let size = representation.size + key.utf8.count
+        guard size <= byteLimit else { return }
+        state.withLock { state in
+            // A version can only move forward; an answer read under an older one is dropped,
+            // and a newer one replaces everything kept under the old.
+            if let kept = state.version, kept > version { return }
+            if state.version != version || state.bytes + size > byteLimit {
+                state.answers.removeAll(keepingCapacity: true)
+                state.bytes = 0
+                state.version = version
+            }
+            if let replaced = state.answers.updateValue(representation, forKey: key) {
+                state.bytes -= replaced.size + key.utf8.count
+            }
+            state.bytes += size
+        }
+    }
+}

@@ -1,0 +1,159 @@
+import DiaryAPI
+import DiarySQLiteStore
+import DiaryServer
+import DiaryStore
+import Foundation
+import HTTPCore
+import Synchronization
+import Testing
+
+/// The response cache must be invisible: every answer it serves is byte for byte the one the
+/// uncached application gives at that moment, and no write is missed once it has returned.
+@Suite struct ResponseCacheTests {
+    /// The same store behind the cached application and one that keeps nothing.
+    final class Pair: Sendable {
+        let t: TestApplication
+        let uncached: DiaryApplication
+
+        init(byteLimit: Int = 32 << 20) throws {
+            t = try TestApplication(configuration: .init(responseCacheBytes: byteLimit))
+            uncached = DiaryApplication(store: t.store, configuration: .init(responseCacheBytes: 0))
+        }
+
+        var cache: ResponseCache { t.app.responseCache! }
+
+        /// Asks both; they must agree on status, every header in order, and every body byte.
+        func expectSameAnswer(_ target: String, headers extra: [(String, String)] = [], sourceLocation: SourceLocation = #_sourceLocation) {
+            let cached = t.request("GET", target, headers: extra)
+            var headers = HTTPHeaders()
+            for (name, value) in extra { headers.add(name, value) }
+            let fresh = uncached.respond(to: HTTPRequest(method: "GET", target: target, headers: headers))
+            #expect(cached.status == fresh.status, "\(target)", sourceLocation: sourceLocation)
+            #expect(cached.headers.fields.map { "\($0.name): \($0.value)" } == fresh.headers.fields.map { "\($0.name): \($0.value)" }, "\(target)", sourceLocation: sourceLocation)
+            #expect(cached.body == fresh.body, "\(target)", sourceLocation: sourceLocation)
+        }
+    }
+
+    static let targets = [
+        "/api/entries", "/api/entries?per_page=2", "/api/entries?page=2&per_page=2", "/api/entries/1", "/api/entries/2",
+        "/api/entries/999", "/api/diaries", "/api/diaries/1", "/api/diaries/1/entries", "/api/tags", "/api/health",
+        "/api/entries?q=%E4%BA%AC%E9%83%BD", "/api/entries?tag=travel", "/api/entries?per_page=abc", "/api/openapi.json",
+    ]
+
+    @Test func aKeptAnswerIsTheFreshAnswerByteForByte() throws {
+        let p = try Pair()
+        let token = try p.t.addUser("alice")
+        for (title, body) in [("京都の旅", "\"quotes\", \\ backslash,\ttab\u{1}control"), ("plain", "text </script> & 😀"), ("third", "")] {
+            let json = try String(decoding: JSONSerialization.data(withJSONObject: ["title": title, "body": body, "tags": ["travel"]]), as: UTF8.self)
+            #expect(p.t.request("POST", "/api/entries", token: token, json: json).status == 201)
+        }
+        for target in Self.targets {
+            p.expectSameAnswer(target)
+            p.expectSameAnswer(target)  // the second from the cache
+        }
+        let counts = p.cache.counts
+        #expect(counts.hits >= 10, "the second round was served from the cache")
+    }
+
+    @Test func everyKindOfWriteIsSeenByTheNextRead() throws {
+        let p = try Pair()
+        let token = try p.t.addUser("alice")
+        let watched = ["/api/entries", "/api/entries/1", "/api/diaries", "/api/diaries/1", "/api/diaries/1/entries", "/api/tags", "/api/entries?q=changed"]
+        func readAll() {
+            for target in watched {
+                p.expectSameAnswer(target)
+                p.expectSameAnswer(target)
+            }
+        }
+        readAll()
+        let writes: [(String, String, String?)] = [
+            ("POST", "/api/entries", #"{"title":"first","body":"b","tags":["x"]}"#),
+            ("POST", "/api/entries", #"{"title":"second","body":"b"}"#),
+            ("PATCH", "/api/entries/1", #"{"body":"changed"}"#),
+            ("PUT", "/api/entries/1", #"{"title":"replaced","body":"changed again","tags":["y"]}"#),
+            ("POST", "/api/diaries", #"{"title":"another diary"}"#),
+            ("DELETE", "/api/entries/2", nil),
+        ]
+        for (method, target, json) in writes {
+            let before = p.t.request("GET", "/api/entries").body
+            let answer = p.t.request(method, target, token: token, json: json)
+            #expect((200..<300).contains(answer.status), "\(method) \(target)")
+            #expect(p.t.request("GET", "/api/entries").body != before || method == "POST" && target == "/api/diaries", "\(method) \(target)")
+            readAll()
+        }
+    }
+
+    @Test func aWriteByAnotherConnectionOrProcessIsSeen() throws {
+        let p = try Pair()
+        let token = try p.t.addUser("alice")
+        _ = p.t.request("POST", "/api/entries", token: token, json: #"{"title":"ours","body":""}"#)
+        let kept = p.t.request("GET", "/api/entries")
+        #expect(p.t.request("GET", "/api/entries").body == kept.body)
+        // A second store on the file has its own connections, as another process would.
+        let other = try SQLiteDiaryStore(path: p.t.store.path)
+        defer { try? other.close() }
+        let user = try #require(try other.user(tokenHash: TokenHash(token: token)))
+        _ = try other.createEntry(userID: user.id, diaryID: nil, title: "theirs", body: "", tags: [], created: nil, idempotency: nil)
+        let page = try p.t.request("GET", "/api/entries").decoded(EntryPage.self)
+        #expect(page.entries.map(\.title) == ["theirs", "ours"])
+        p.expectSameAnswer("/api/entries")
+    }
+
+    @Test func conditionalRequestsAndHeadOnAKeptAnswer() throws {
+        let p = try Pair()
+        let token = try p.t.addUser("alice")
+        _ = p.t.request("POST", "/api/entries", token: token, json: #"{"title":"a","body":""}"#)
+        let first = p.t.request("GET", "/api/entries/1")
+        let tag = try #require(first.headers["ETag"])
+        let lastModified = try #require(first.headers["Last-Modified"])
+        let hitsBefore = p.cache.counts.hits
+        let notModified = p.t.request("GET", "/api/entries/1", headers: [("If-None-Match", tag)])
+        #expect(notModified.status == 304 && notModified.body.isEmpty && notModified.headers["Content-Type"] == nil)
+        #expect(p.t.request("GET", "/api/entries/1", headers: [("If-Modified-Since", lastModified)]).status == 304)
+        #expect(p.t.request("GET", "/api/entries/1", headers: [("If-None-Match", #""0000000000000000""#)]).body == first.body)
+        #expect(p.t.request("HEAD", "/api/entries/1").headers["ETag"] == tag)
+        #expect(p.cache.counts.hits == hitsBefore + 4)
+        p.expectSameAnswer("/api/entries/1", headers: [("If-None-Match", tag)])
+    }
+
+    @Test func errorsAreNotKeptAndAnswersOverTheBudgetAreServedUncached() throws {
+        let p = try Pair(byteLimit: 600)
+        let token = try p.t.addUser("alice")
+        #expect(p.t.request("GET", "/api/entries/1").status == 404)
+        _ = p.t.request("POST", "/api/entries", token: token, json: #"{"title":"a","body":"\#(String(repeating: "long ", count: 200))"}"#)
+        #expect(p.t.request("GET", "/api/entries/1").status == 200)
+        p.expectSameAnswer("/api/entries/1")
+        p.expectSameAnswer("/api/entries/1")
+        p.expectSameAnswer("/api/health")
+        p.expectSameAnswer("/api/health")
+        #expect(p.cache.counts.hits == 1, "only the small health answer fits in 600 bytes")
+    }
+
+    /// Readers fill the cache while a writer writes: once a write has returned, no read may
+    /// answer from before it.
+    @Test func noReadAfterAWriteReturnedIsStaleUnderConcurrency() throws {
+        let p = try Pair()
+        let token = try p.t.addUser("alice")
+        let stop = Atomic(false)
+        let reads = Atomic(0)
+        let readers = DispatchGroup()
+        for _ in 0..<3 {
+            DispatchQueue.global().async(group: readers) {
+                while !stop.load(ordering: .relaxed) {
+                    _ = p.t.request("GET", "/api/entries?per_page=1")
+                    reads.add(1, ordering: .relaxed)
+                }
+            }
+        }
+        for expected in 1...150 {
+            let created = p.t.request("POST", "/api/entries", token: token, json: #"{"title":"n\#(expected)","body":""}"#)
+            #expect(created.status == 201)
+            let page = try p.t.request("GET", "/api/entries?per_page=1").decoded(EntryPage.self)
+            #expect(page.total == expected && page.entries.first?.title == "n\(expected)")
+        }
+        stop.store(true, ordering: .relaxed)
+        readers.wait()
+        #expect(reads.load(ordering: .relaxed) > 0)
+        #expect(p.cache.counts.hits > 0)
+    }
+}
