@@ -7,9 +7,19 @@ public protocol HTTPResponder: Sendable {
     /// Answers a request the transport refused before it was complete (too large, malformed).
     /// `request` holds what was read: method, path and headers, with an empty body.
     func respond(to error: HTTPRequestError, request: HTTPRequest) -> HTTPResponse
+
+    /// Whether answering `request` may wait on something other than the CPU, such as a
+    /// durable write. The transport answers such requests on threads of their own, so that
+    /// its worker threads go on serving other connections meanwhile.
+    func mayBlock(_ request: HTTPRequest) -> Bool
 }
 
 extension HTTPResponder {
+    /// Every method but the safe ones (RFC 9110 §9.2.1) may write, and so wait on the disk.
+    public func mayBlock(_ request: HTTPRequest) -> Bool {
+        !["GET", "HEAD", "OPTIONS"].contains(request.method)
+    }
+
     public func respond(to error: HTTPRequestError, request: HTTPRequest) -> HTTPResponse {
         HTTPResponse(
             status: error.status,

@@ -12,16 +12,43 @@ final class DaemonContext: Sendable {
     let inFlight = Atomic<Int>(0)
     /// Set once shutdown began: answers then carry `Connection: close` so keep-alive clients leave.
     let draining = Atomic<Bool>(false)
+    /// Where requests that may block are answered, their connections suspended meanwhile.
+    let blocking: BlockingPool
+    /// Connections suspended and not yet resumed: libmicrohttpd must not be stopped before 0.
+    let suspended = Atomic<Int>(0)
 
-    init(responder: any HTTPResponder, maxBodySize: Int) {
+    init(responder: any HTTPResponder, maxBodySize: Int, blockingThreads: Int) {
         self.responder = responder
         self.maxBodySize = maxBodySize
+        blocking = BlockingPool(limit: blockingThreads)
     }
 
     var opaque: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
 
     static func from(_ pointer: UnsafeMutableRawPointer) -> DaemonContext {
         Unmanaged<DaemonContext>.fromOpaque(pointer).takeUnretainedValue()
+    }
+}
+
+/// A connection handed to the thread that resumes it; libmicrohttpd allows resuming from any thread.
+private struct SuspendedConnection: @unchecked Sendable {
+    let pointer: OpaquePointer
+}
+
+/// The answer to a suspended request, made on a blocking thread and queued on a worker.
+final class PendingAnswer: Sendable {
+    private let response = Mutex<HTTPResponse?>(nil)
+
+    func set(_ answer: HTTPResponse) {
+        response.withLock { $0 = answer }
+    }
+
+    /// The answer once it is made, or nil before.
+    func take() -> HTTPResponse? {
+        response.withLock { response in
+            defer { response = nil }
+            return response
+        }
     }
 }
 
@@ -92,14 +119,42 @@ enum DaemonCallbacks {
             let response = context.responder.respond(to: .bodyTooLarge(limit: context.maxBodySize), request: request.head)
             return queue(response, on: connection, closing: true)
         }
+        if let pending = request.pending {
+            // Called again after `resume`, or woken early while the answer is still being made.
+            guard let response = pending.take() else { return .YES }
+            return queue(response, on: connection, closing: context.draining.load(ordering: .relaxed))
+        }
         let complete = request.complete
-        var response = context.responder.respond(to: complete)
-        if complete.method == "HEAD" {
+        if context.responder.mayBlock(complete) {
+            let pending = PendingAnswer()
+            request.pending = pending
+            answerSuspended(complete, into: pending, on: connection, context: context)
+            return .YES
+        }
+        return queue(answer(complete, context: context), on: connection, closing: context.draining.load(ordering: .relaxed))
+    }
+
+    private static func answer(_ request: HTTPRequest, context: DaemonContext) -> HTTPResponse {
+        var response = context.responder.respond(to: request)
+        if request.method == "HEAD" {
             // libmicrohttpd still writes the final empty chunk of a chunked answer to HEAD, which
             // a client then reads as the start of the next response: HEAD gets no stream at all.
             response.stream = nil
         }
-        return queue(response, on: connection, closing: context.draining.load(ordering: .relaxed))
+        return response
+    }
+
+    /// Suspends the connection and answers on the blocking pool; the resume makes libmicrohttpd
+    /// call the access handler again, which queues the answer.
+    private static func answerSuspended(_ request: HTTPRequest, into pending: PendingAnswer, on connection: OpaquePointer, context: DaemonContext) {
+        context.suspended.add(1, ordering: .relaxed)
+        MHD_suspend_connection(connection)
+        let suspended = SuspendedConnection(pointer: connection)
+        context.blocking.run {
+            pending.set(answer(request, context: context))
+            MHD_resume_connection(suspended.pointer)
+            context.suspended.subtract(1, ordering: .releasing)
+        }
     }
 
     /// Copies the response into libmicrohttpd and queues it. `Content-Length` and `Transfer-Encoding`

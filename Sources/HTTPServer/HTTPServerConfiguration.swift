@@ -7,8 +7,12 @@ public struct HTTPServerConfiguration: Sendable {
     public var host: String
     /// The TCP port; 0 picks a free one, read it back from `HTTPServer.port`.
     public var port: Int
-    /// Worker threads. Responders run on them synchronously, so a slow responder holds one.
+    /// Worker threads. Responders run on them synchronously, except for the requests the
+    /// responder says may block (`HTTPResponder.mayBlock`), which run on `blockingThreads`.
     public var threads: Int
+    /// The most threads answering requests that may block at once; more such requests wait.
+    /// Writes that wait together share an fsync, so this is also the largest group commit.
+    public var blockingThreads: Int
     /// The largest request body accepted; larger ones get 413 and the connection is closed.
     public var maxBodySize: Int
     /// Seconds a connection may stay idle before it is closed (libmicrohttpd's default is never).
@@ -25,6 +29,7 @@ public struct HTTPServerConfiguration: Sendable {
         host: String = "127.0.0.1",
         port: Int = 8080,
         threads: Int = HTTPServerConfiguration.defaultThreadCount,
+        blockingThreads: Int = 64,
         maxBodySize: Int = 2_097_152,
         connectionTimeout: Int = 30,
         connectionLimit: Int = 1024,
@@ -34,6 +39,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.host = host
         self.port = port
         self.threads = threads
+        self.blockingThreads = blockingThreads
         self.maxBodySize = maxBodySize
         self.connectionTimeout = connectionTimeout
         self.connectionLimit = connectionLimit

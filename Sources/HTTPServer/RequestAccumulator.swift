@@ -13,6 +13,8 @@ final class RequestAccumulator {
     /// Set when a body without `Content-Length` grew past the limit; the rest is read and dropped.
     private(set) var bodyTooLarge = false
     private var droppedBytes = 0
+    /// Set when the complete request went to the blocking pool; its answer arrives here.
+    var pending: PendingAnswer?
 
     init(rawTarget: String) {
         if let mark = rawTarget.firstIndex(of: "?") {

@@ -264,6 +264,49 @@ struct HTTPServerTests {
         #expect(throws: HTTPServerError.self) { try server.start() }
     }
 
+    /// A write waiting on the disk runs on the blocking pool, its connection suspended: the one
+    /// worker thread goes on serving other connections, and the same connection afterwards.
+    @Test func aRequestThatMayBlockDoesNotHoldUpTheWorker() throws {
+        let probe = EchoResponder.Probe()
+        let server = HTTPServer(configuration: HTTPServerConfiguration(port: 0, threads: 1), responder: EchoResponder(probe: probe))
+        try server.start()
+        defer { server.shutdown(gracePeriod: .seconds(2)) }
+        let writer = try RawConnection(port: server.port, timeoutSeconds: 3)
+        try writer.send("POST /slow HTTP/1.1\r\nHost: test\r\nContent-Length: 1\r\n\r\nx")
+        #expect(eventually { probe.slowRequestStarted.load(ordering: .acquiring) })
+        let started = ContinuousClock.now
+        let reader = try RawConnection(port: server.port, timeoutSeconds: 3)
+        try reader.send("GET /one HTTP/1.1\r\nHost: test\r\n\r\n")
+        #expect(try reader.readResponse().text == "GET /one <none>")
+        #expect(ContinuousClock.now - started < .milliseconds(700), "the read waited for the write")
+        #expect(server.inFlightRequestCount == 1)
+
+        let slow = try writer.readResponse()
+        #expect(slow.status == 200 && slow.text == "slow done")
+        try writer.send("GET /after HTTP/1.1\r\nHost: test\r\n\r\n")
+        #expect(try writer.readResponse().text == "GET /after <none>")
+        #expect(try writer.isClosedByServer() == false)
+    }
+
+    /// Stopping libmicrohttpd with a suspended connection is undefined: shutdown waits for it
+    /// even past the grace period.
+    @Test func shutdownWaitsForASuspendedRequestPastTheGracePeriod() throws {
+        let probe = EchoResponder.Probe()
+        let server = HTTPServer(configuration: HTTPServerConfiguration(port: 0, threads: 1), responder: EchoResponder(probe: probe))
+        try server.start()
+        let connection = try RawConnection(port: server.port, timeoutSeconds: 3)
+        try connection.send("DELETE /slow HTTP/1.1\r\nHost: test\r\n\r\n")
+        #expect(eventually { probe.slowRequestStarted.load(ordering: .acquiring) })
+        let started = ContinuousClock.now
+        server.shutdown(gracePeriod: .zero)
+        #expect(ContinuousClock.now - started > .milliseconds(300))
+        // The resumed connection is usually answered before the stop closes it; it must never
+        // get anything but its own answer.
+        if let response = try? connection.readResponse() {
+            #expect(response.status == 200 && response.text == "slow done")
+        }
+    }
+
     @Test func anIdleKeepAliveConnectionDoesNotHoldUpShutdown() throws {
         let server = HTTPServer(configuration: HTTPServerConfiguration(port: 0, threads: 2), responder: EchoResponder(probe: .init()))
         try server.start()
