@@ -151,6 +151,10 @@ public struct DiaryList: Codable, Sendable, Equatable {
     public init(diaries: [Diary]) {
         self.diaries = diaries
     }
+
+    enum CodingKeys: String, CodingKey {
+        case diaries
+    }
 }
 
 /// The user a token belongs to.

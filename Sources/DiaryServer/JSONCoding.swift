@@ -7,7 +7,12 @@ enum JSONCoding {
     private static let encoder = DiaryJSON.makeEncoder()
     private static let decoder = DiaryJSON.makeDecoder()
 
+    /// The models read most write themselves (`JSONWritable`, the same bytes); the rest go
+    /// through Foundation's encoder.
     static func encode<T: Encodable>(_ value: T) -> [UInt8] {
+        if let writable = value as? any JSONWritable {
+            return writable.jsonBytes
+        }
         do {
             return Array(try encoder.encode(value))
         } catch {
