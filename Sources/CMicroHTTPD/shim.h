@@ -8,4 +8,7 @@
 #include <stdarg.h>
 #include <microhttpd.h>
 
+// mallopt, for HTTPServer.limitMallocArenas.
+#include <malloc.h>
+
 #endif

@@ -51,6 +51,7 @@ struct Serve: ParsableCommand {
             FileHandle.standardError.write(Data("error: cannot open the database \(database.database): \(error)\n".utf8))
             throw ExitCode.failure
         }
+        HTTPServer.limitMallocArenas(4)
         var configuration = HTTPServerConfiguration()
         configuration.host = host
         configuration.port = port
