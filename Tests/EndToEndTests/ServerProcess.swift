@@ -7,11 +7,23 @@ final class ServerProcess: @unchecked Sendable {
     private(set) var url = ""
     private(set) var port = 0
 
+    /// Whether the folder is this server's to remove (not when it shares another's database).
+    private let ownsDirectory: Bool
+
     init(extraArguments: [String] = []) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("diary-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         database = directory.appendingPathComponent("diary.sqlite3").path
+        ownsDirectory = true
         try start(extraArguments: extraArguments)
+    }
+
+    /// A second server process on `other`'s database file, as two servers behind one proxy would run.
+    init(sharingDatabaseOf other: ServerProcess) throws {
+        directory = other.directory
+        database = other.database
+        ownsDirectory = false
+        try start()
     }
 
     /// Starts the server on the same database (again, after a stop) and waits for its ready line.
@@ -69,7 +81,9 @@ final class ServerProcess: @unchecked Sendable {
 
     deinit {
         stop(signal: SIGKILL)
-        try? FileManager.default.removeItem(at: directory)
+        if ownsDirectory {
+            try? FileManager.default.removeItem(at: directory)
+        }
     }
 }
 
