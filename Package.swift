@@ -77,6 +77,7 @@ let package = Package(
         .testTarget(name: "DiaryServerTests", dependencies: [
             "DiaryServer", "DiarySQLiteStore", "DiaryStore", "DiaryAPI", "HTTPCore",
         ]),
+        .testTarget(name: "DiaryClientTests", dependencies: ["DiaryClient", "DiaryAPI"]),
         .testTarget(name: "EndToEndTests", dependencies: ["DiaryAPI"]),
     ]
 )

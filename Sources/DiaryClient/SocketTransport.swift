@@ -1,0 +1,400 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// `HTTPTransport` for `http://` URLs on a plain POSIX socket: one HTTP/1.1 exchange per
+/// connection (`Connection: close`).
+///
+/// It exists because a command-line run makes one request, and loading URLSession (libcurl and
+/// its thirty libraries) cost more than the request itself. It blocks the calling thread while
+/// it waits, which is fine for the CLI's one request at a time.
+struct SocketTransport: HTTPTransport {
+    /// Seconds without progress (connecting, sending or receiving) before giving up; like
+    /// the `timeoutIntervalForRequest` the client had with URLSession: an idle limit, not a total one.
+    var timeout: Double = 30
+
+    func send(_ request: PreparedRequest) async throws(TransportFailure) -> RawResponse {
+        try exchange(request)
+    }
+
+    /// The blocking exchange behind `send`.
+    func exchange(_ request: PreparedRequest) throws(TransportFailure) -> RawResponse {
+        guard let address = Address(request.url) else {
+            throw TransportFailure(reason: "not an http:// URL")
+        }
+        let bytes = try Self.encode(request, address: address)
+        let socket = try Socket.open(host: address.host, port: address.port, timeout: timeout)
+        defer { socket.disconnect() }
+        do {
+            try socket.sendAll(bytes)
+        } catch {
+            // A server may answer and close before reading all of a request (413 on a large
+            // body); its answer is still the better report, when it is there and whole.
+            if let answer = try? Self.readResponse(from: socket, method: request.method) { return answer }
+            throw error
+        }
+        return try Self.readResponse(from: socket, method: request.method)
+    }
+
+    // MARK: - Request
+
+    /// The request's bytes on the wire: request line, headers, blank line, body.
+    static func encode(_ request: PreparedRequest, address: Address) throws(TransportFailure) -> [UInt8] {
+        var head = "\(request.method) \(address.target) HTTP/1.1\r\nHost: \(address.hostHeader)\r\nConnection: close\r\n"
+        for (name, value) in request.headers.sorted(by: { $0.key < $1.key }) {
+            let lower = name.lowercased()
+            guard lower != "host", lower != "connection", lower != "content-length" else { continue }
+            // A line break in a value (a pasted token) would start a header of its own.
+            guard !name.isEmpty, !(name + value).unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
+                throw TransportFailure(reason: "the header \(name) contains a line break")
+            }
+            head += "\(name): \(value)\r\n"
+        }
+        let body = request.body ?? Data()
+        if request.body != nil || ["POST", "PUT", "PATCH"].contains(request.method) {
+            head += "Content-Length: \(body.count)\r\n"
+        }
+        head += "\r\n"
+        return Array(head.utf8) + body
+    }
+
+    // MARK: - Response
+
+    /// Reads one response as RFC 9112 frames it: no body for HEAD, 1xx, 204 and 304; chunked
+    /// when `Transfer-Encoding` ends in chunked; else `Content-Length`; else up to the close.
+    static func readResponse(from socket: Socket, method: String) throws(TransportFailure) -> RawResponse {
+        var reader = Reader(socket: socket)
+        let head = try readFinalHead(&reader)
+        let headers = head.headers
+        let body: [UInt8]
+        if method == "HEAD" || head.status < 200 || head.status == 204 || head.status == 304 {
+            body = []
+        } else if let codings = headers["transfer-encoding"] {
+            let last = codings.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            body = last == "chunked" ? try readChunked(&reader) : try reader.readToEnd()
+        } else if let length = headers["content-length"] {
+            // Duplicates were joined with ", ": acceptable only when they all agree.
+            let values = Set(length.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) })
+            guard values.count == 1, let text = values.first, !text.isEmpty, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),
+                  let count = Int(text) else {
+                throw Failure.invalid
+            }
+            body = try reader.read(count: count)
+        } else {
+            body = try reader.readToEnd()
+        }
+        return RawResponse(status: head.status, headers: headers, body: Data(body))
+    }
+
+    struct Head {
+        var status: Int
+        /// Lower-case names; repeated fields joined with ", " as HTTP allows.
+        var headers: [String: String]
+    }
+
+    /// The head of the final answer, past any interim 1xx ones (`100 Continue`).
+    static func readFinalHead(_ reader: inout Reader) throws(TransportFailure) -> Head {
+        var head = try readHead(&reader)
+        while (100..<200).contains(head.status) && head.status != 101 {
+            head = try readHead(&reader)
+        }
+        return head
+    }
+
+    private static func readHead(_ reader: inout Reader) throws(TransportFailure) -> Head {
+        let statusLine = try reader.readLine()
+        // "HTTP/1.1 200 OK": version, a space, three digits, then a space and a reason or nothing.
+        let bytes = Array(statusLine.utf8)
+        guard bytes.count >= 12, statusLine.hasPrefix("HTTP/1."), (48...57).contains(bytes[7]), bytes[8] == 32,
+              bytes[9...11].allSatisfy({ $0 >= 48 && $0 <= 57 }), bytes.count == 12 || bytes[12] == 32,
+              let status = Int(String(decoding: bytes[9...11], as: UTF8.self)), status >= 100
+        else { throw Failure.invalid }
+        var headers: [String: String] = [:]
+        var total = statusLine.utf8.count
+        while true {
+            let line = try reader.readLine()
+            if line.isEmpty { break }
+            total += line.utf8.count
+            guard total <= Reader.maxHead, let colon = line.firstIndex(of: ":") else { throw Failure.invalid }
+            let name = line[..<colon]
+            guard !name.isEmpty, !name.contains(where: { $0 == " " || $0 == "\t" }) else { throw Failure.invalid }
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
+            let key = name.lowercased()
+            if let earlier = headers[key] {
+                headers[key] = earlier + ", " + value
+            } else {
+                headers[key] = value
+            }
+        }
+        return Head(status: status, headers: headers)
+    }
+
+    private static func readChunked(_ reader: inout Reader) throws(TransportFailure) -> [UInt8] {
+        var body: [UInt8] = []
+        while true {
+            let line = try reader.readLine()
+            let sizeText = line.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces)
+            guard !sizeText.isEmpty, sizeText.count <= 15, sizeText.allSatisfy(\.isHexDigit), let size = Int(sizeText, radix: 16) else {
+                throw Failure.invalid
+            }
+            if size == 0 { break }
+            body += try reader.read(count: size)
+            guard try reader.readLine().isEmpty else { throw Failure.invalid }
+        }
+        // Trailer fields, up to the blank line; a close right after the last chunk loses nothing.
+        for _ in 0..<100 {
+            guard let line = try? reader.readLine(), !line.isEmpty else { break }
+        }
+        return body
+    }
+
+    // MARK: - Failures
+
+    /// The phrases every transport gives (URLSession's own descriptions were long and varied).
+    enum Failure {
+        static let refused = TransportFailure(reason: "Connection refused")
+        static let timedOut = TransportFailure(reason: "no answer within the time limit")
+        static let unknownHost = TransportFailure(reason: "unknown host")
+        static let closed = TransportFailure(reason: "the connection closed before the answer was complete")
+        static let invalid = TransportFailure(reason: "the answer was not valid HTTP")
+
+        /// The failure for an `errno` from connect, send or recv.
+        static func from(errno code: Int32) -> TransportFailure {
+            switch code {
+            case ECONNREFUSED: refused
+            case EAGAIN, EWOULDBLOCK, ETIMEDOUT, EINPROGRESS: timedOut
+            case ECONNRESET, EPIPE, ECONNABORTED: closed
+            default: TransportFailure(reason: String(cString: strerror(code)))
+            }
+        }
+    }
+}
+
+/// C's `send`, which the transport's own `send` hides inside its types.
+private func systemSend(_ fd: Int32, _ bytes: UnsafeRawPointer?, _ count: Int, _ flags: Int32) -> Int {
+    send(fd, bytes, count, flags)
+}
+
+// MARK: - Address
+
+extension SocketTransport {
+    /// Where to connect and what to ask for, taken from the URL's text so that its percent
+    /// encoding goes on the wire unchanged.
+    struct Address: Equatable {
+        /// Name or address for `getaddrinfo`, without IPv6 brackets.
+        var host: String
+        var port: UInt16
+        /// The authority as written (`[::1]:8080`), for the `Host` header.
+        var hostHeader: String
+        /// Path and query: `/api/entries?page=1`.
+        var target: String
+
+        init?(_ url: URL) {
+            let text = url.absoluteString
+            guard let schemeEnd = text.range(of: "://"), text[..<schemeEnd.lowerBound].lowercased() == "http" else { return nil }
+            let rest = text[schemeEnd.upperBound...]
+            let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+            let authority = rest[..<authorityEnd]
+            guard !authority.isEmpty, !authority.contains("@") else { return nil }
+            var target = String(rest[authorityEnd...].prefix { $0 != "#" })
+            if !target.hasPrefix("/") { target = "/" + target }
+
+            let hostPart: Substring, portPart: Substring?
+            if authority.hasPrefix("[") {
+                guard let close = authority.firstIndex(of: "]") else { return nil }
+                hostPart = authority[authority.index(after: authority.startIndex)..<close]
+                let after = authority[authority.index(after: close)...]
+                guard after.isEmpty || after.hasPrefix(":") else { return nil }
+                portPart = after.isEmpty ? nil : after.dropFirst()
+            } else if let colon = authority.lastIndex(of: ":") {
+                hostPart = authority[..<colon]
+                portPart = authority[authority.index(after: colon)...]
+            } else {
+                hostPart = authority
+                portPart = nil
+            }
+            guard !hostPart.isEmpty else { return nil }
+            var port: UInt16 = 80
+            if let portPart, !portPart.isEmpty {
+                guard let number = UInt16(portPart), number > 0 else { return nil }
+                port = number
+            }
+            self.host = String(hostPart)
+            self.port = port
+            self.hostHeader = String(authority)
+            self.target = target
+        }
+    }
+}
+
+// MARK: - Socket
+
+extension SocketTransport {
+    /// A connected stream socket with send and receive time limits. Not shared between threads.
+    struct Socket {
+        let fd: Int32
+
+        /// Connects to the first address of `host` that accepts, as getaddrinfo orders them.
+        static func open(host: String, port: UInt16, timeout: Double) throws(TransportFailure) -> Socket {
+            var hints = addrinfo()
+            hints.ai_family = AF_UNSPEC
+            #if os(Linux)
+            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+            #else
+            hints.ai_socktype = SOCK_STREAM
+            #endif
+            hints.ai_flags = AI_NUMERICSERV
+            var list: UnsafeMutablePointer<addrinfo>?
+            guard getaddrinfo(host, String(port), &hints, &list) == 0, let first = list else {
+                throw Failure.unknownHost
+            }
+            defer { freeaddrinfo(first) }
+            var failure = Failure.refused
+            var next: UnsafeMutablePointer<addrinfo>? = first
+            while let info = next?.pointee {
+                next = info.ai_next
+                #if os(Linux)
+                let fd = socket(info.ai_family, info.ai_socktype | Int32(SOCK_CLOEXEC.rawValue), info.ai_protocol)
+                #else
+                let fd = socket(info.ai_family, info.ai_socktype, info.ai_protocol)
+                #endif
+                guard fd >= 0 else {
+                    failure = Failure.from(errno: errno)
+                    continue
+                }
+                let socket = Socket(fd: fd)
+                socket.setTimeout(timeout)
+                if connect(fd, info.ai_addr, info.ai_addrlen) == 0 {
+                    return socket
+                }
+                failure = Failure.from(errno: errno)
+                socket.disconnect()
+            }
+            throw failure
+        }
+
+        private func setTimeout(_ seconds: Double) {
+            let whole = seconds.rounded(.down)
+            var limit = timeval(tv_sec: .init(whole), tv_usec: .init((seconds - whole) * 1_000_000))
+            if limit.tv_sec == 0 && limit.tv_usec == 0 { limit.tv_usec = 1 }  // zero would mean no limit
+            let size = socklen_t(MemoryLayout<timeval>.size)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, size)
+            setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, size)
+            #if !os(Linux)
+            var on: Int32 = 1
+            setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
+            #endif
+        }
+
+        func sendAll(_ bytes: [UInt8]) throws(TransportFailure) {
+            #if os(Linux)
+            let flags = Int32(MSG_NOSIGNAL)  // a closed peer is an error here, not a SIGPIPE that ends the process
+            #else
+            let flags: Int32 = 0
+            #endif
+            var offset = 0
+            while offset < bytes.count {
+                let sent = bytes[offset...].withUnsafeBytes { systemSend(fd, $0.baseAddress, $0.count, flags) }
+                if sent < 0 {
+                    if errno == EINTR { continue }
+                    throw Failure.from(errno: errno)
+                }
+                offset += sent
+            }
+        }
+
+        /// Up to `capacity` bytes; empty at the end of the stream.
+        func receive(capacity: Int) throws(TransportFailure) -> [UInt8] {
+            var chunk = [UInt8](repeating: 0, count: capacity)
+            while true {
+                let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                if count >= 0 {
+                    chunk.removeSubrange(count...)
+                    return chunk
+                }
+                if errno != EINTR { throw Failure.from(errno: errno) }
+            }
+        }
+
+        func disconnect() {
+            close(fd)
+        }
+    }
+
+    /// Buffered reads of lines and counted bytes off a socket, or out of bytes already read.
+    struct Reader {
+        /// The most a status line and header fields may take, as a guard against a runaway peer.
+        static let maxHead = 1 << 20
+
+        let socket: Socket?
+        private var buffer: [UInt8] = []
+        private var position = 0
+        private var atEnd = false
+
+        init(socket: Socket) {
+            self.socket = socket
+        }
+
+        /// A reader of `bytes` alone: their end is the end of the stream.
+        init(bytes: [UInt8]) {
+            socket = nil
+            buffer = bytes
+        }
+
+        /// Receives more bytes; false at the end of the stream.
+        private mutating func fill() throws(TransportFailure) -> Bool {
+            guard !atEnd, let socket else { return false }
+            if position > 0 {
+                buffer.removeSubrange(..<position)
+                position = 0
+            }
+            let chunk = try socket.receive(capacity: 64 * 1024)
+            if chunk.isEmpty {
+                atEnd = true
+                return false
+            }
+            buffer += chunk
+            return true
+        }
+
+        /// One line without its CRLF (or bare LF). The stream ending first is a truncated answer.
+        mutating func readLine() throws(TransportFailure) -> String {
+            var scanned = 0  // bytes after `position` known to hold no LF; fill keeps the count valid
+            while true {
+                if let newline = buffer[(position + scanned)...].firstIndex(of: 10) {
+                    var end = newline
+                    if end > position && buffer[end - 1] == 13 { end -= 1 }
+                    let line = String(decoding: buffer[position..<end], as: UTF8.self)
+                    position = newline + 1
+                    return line
+                }
+                scanned = buffer.count - position
+                guard scanned <= Self.maxHead else { throw Failure.invalid }
+                guard try fill() else { throw Failure.closed }
+            }
+        }
+
+        /// Exactly `count` bytes; fewer before the end of the stream is a truncated answer.
+        mutating func read(count: Int) throws(TransportFailure) -> [UInt8] {
+            while buffer.count - position < count {
+                guard try fill() else { throw Failure.closed }
+            }
+            let bytes = Array(buffer[position..<position + count])
+            position += count
+            return bytes
+        }
+
+        /// Everything up to the end of the stream.
+        mutating func readToEnd() throws(TransportFailure) -> [UInt8] {
+            while try fill() {}
+            let bytes = Array(buffer[position...])
+            position = buffer.count
+            return bytes
+        }
+    }
+}

@@ -1,0 +1,166 @@
+import DiaryAPI
+@testable import DiaryClient
+import Foundation
+import Testing
+
+/// `SocketTransport` against canned answers on a real socket: every framing HTTP/1.1 allows,
+/// and the breakages that must become one short reason.
+@Suite struct SocketTransportTests {
+    private func get(_ server: CannedServer, _ target: String = "/api/entries?page=1", method: String = "GET",
+                     timeout: Double = 5) async throws(TransportFailure) -> RawResponse {
+        let url = URL(string: "http://127.0.0.1:\(server.port)\(target)")!
+        return try await SocketTransport(timeout: timeout).send(PreparedRequest(method: method, url: url, headers: ["Accept": "application/json"]))
+    }
+
+    private func failure(_ server: CannedServer, method: String = "GET", timeout: Double = 5) async -> String? {
+        do {
+            _ = try await get(server, method: method, timeout: timeout)
+            return nil
+        } catch {
+            return error.reason
+        }
+    }
+
+    // MARK: - Framings
+
+    @Test func contentLengthReadsExactlyThatManyBytes() async throws {
+        let server = try CannedServer(.pieces([
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 10\r\nX-Total-Count: 3\r\n\r\n{\"a\":",
+            "\"b\"}\nEXTRA BYTES",
+        ]))
+        let response = try await get(server)
+        #expect(response.status == 200)
+        #expect(String(decoding: response.body, as: UTF8.self) == "{\"a\":\"b\"}\n")
+        #expect(response.header("content-type") == "application/json")
+        #expect(response.headers["x-total-count"] == "3")
+    }
+
+    @Test func chunkedBodiesAreJoinedAcrossReadsWithExtensionsAndTrailers() async throws {
+        let server = try CannedServer(.pieces([
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Type: application/x-ndjson\r\n\r\n5\r\nhel",
+            "lo\r\n7;name=value\r\n, world\r\n",
+            "A\r\n0123456789\r\n0\r\nX-Trailer: yes\r\n\r\n",
+        ]))
+        let response = try await get(server)
+        #expect(response.status == 200)
+        #expect(String(decoding: response.body, as: UTF8.self) == "hello, world0123456789")
+    }
+
+    @Test func withoutLengthTheBodyRunsToTheClose() async throws {
+        let server = try CannedServer(.pieces(["HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nfirst ", "and last"]))
+        let response = try await get(server)
+        #expect(response.status == 200)
+        #expect(String(decoding: response.body, as: UTF8.self) == "first and last")
+    }
+
+    @Test func noContentAndHeadAnswersHaveNoBodyWhateverTheirHeadersSay() async throws {
+        let noContent = try CannedServer(.pieces(["HTTP/1.1 204 No Content\r\nContent-Length: 10\r\n\r\n"]))
+        let response = try await get(noContent, method: "DELETE")
+        #expect(response.status == 204 && response.body.isEmpty)
+
+        let head = try CannedServer(.pieces(["HTTP/1.1 200 OK\r\nContent-Length: 500\r\n\r\n"]))
+        let headResponse = try await get(head, method: "HEAD")
+        #expect(headResponse.status == 200 && headResponse.body.isEmpty)
+        #expect(headResponse.header("Content-Length") == "500")
+    }
+
+    @Test func interimAnswersAreSkippedAndBareLineFeedsAccepted() async throws {
+        let server = try CannedServer(.pieces(["HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 404 Not Found\nContent-Length: 2\n\n{}"]))
+        let response = try await get(server)
+        #expect(response.status == 404)
+        #expect(response.body == Data("{}".utf8))
+    }
+
+    @Test func repeatedHeadersAreJoinedAndAgreeingLengthsAccepted() async throws {
+        let server = try CannedServer(.pieces(["HTTP/1.1 200 OK\r\nVary: Accept\r\nvary: Authorization\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nok"]))
+        let response = try await get(server)
+        #expect(response.header("Vary") == "Accept, Authorization")
+        #expect(response.body == Data("ok".utf8))
+    }
+
+    // MARK: - The request on the wire
+
+    @Test func theRequestCarriesHostCloseLengthAndTheTargetAsEncoded() async throws {
+        let server = try CannedServer(.pieces(["HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n"]))
+        let url = URL(string: "http://127.0.0.1:\(server.port)/api/entries?q=%E7%B4%85%E8%91%89%20x&tag=a")!
+        let body = Data(#"{"title":"Kyoto","body":"紅葉"}"#.utf8)
+        let request = PreparedRequest(method: "POST", url: url, headers: ["Authorization": "Bearer t0ken", "Content-Type": "application/json"], body: body)
+        let response = try await SocketTransport().send(request)
+        server.waitUntilDone()
+        #expect(response.status == 201)
+        let lines = server.request.components(separatedBy: "\r\n")
+        #expect(lines.first == "POST /api/entries?q=%E7%B4%85%E8%91%89%20x&tag=a HTTP/1.1")
+        #expect(lines.contains("Host: 127.0.0.1:\(server.port)"))
+        #expect(lines.contains("Connection: close"))
+        #expect(lines.contains("Authorization: Bearer t0ken"))
+        #expect(lines.contains("Content-Length: \(body.count)"))
+        #expect(server.request.hasSuffix("\r\n\r\n" + #"{"title":"Kyoto","body":"紅葉"}"#))
+    }
+
+    @Test func aLineBreakInAHeaderIsRefusedBeforeAnythingIsSent() async throws {
+        let url = URL(string: "http://127.0.0.1:\(closedPort())/api/me")!
+        let request = PreparedRequest(method: "GET", url: url, headers: ["Authorization": "Bearer a\r\nX-Injected: 1"])
+        await #expect(throws: TransportFailure(reason: "the header Authorization contains a line break")) {
+            try await SocketTransport().send(request)
+        }
+    }
+
+    @Test func addressesKeepTheirAuthorityForTheHostHeader() throws {
+        let v6 = try #require(SocketTransport.Address(URL(string: "http://[::1]:8080/api/health")!))
+        #expect(v6.host == "::1" && v6.port == 8080 && v6.hostHeader == "[::1]:8080" && v6.target == "/api/health")
+        let bare = try #require(SocketTransport.Address(URL(string: "http://diary.example?x=1#frag")!))
+        #expect(bare.host == "diary.example" && bare.port == 80 && bare.hostHeader == "diary.example" && bare.target == "/?x=1")
+        #expect(SocketTransport.Address(URL(string: "https://diary.example/")!) == nil)
+        #expect(SocketTransport.Address(URL(string: "http://host:0/")!) == nil)
+    }
+
+    // MARK: - Failures, as short reasons
+
+    @Test func aRefusedPortIsConnectionRefused() async throws {
+        let url = URL(string: "http://127.0.0.1:\(closedPort())/api/health")!
+        await #expect(throws: TransportFailure(reason: "Connection refused")) {
+            try await SocketTransport().send(PreparedRequest(method: "GET", url: url))
+        }
+    }
+
+    @Test func anUnknownHostIsSaidSo() async throws {
+        let url = URL(string: "http://no-such-host.invalid/api/health")!
+        await #expect(throws: TransportFailure(reason: "unknown host")) {
+            try await SocketTransport().send(PreparedRequest(method: "GET", url: url))
+        }
+    }
+
+    @Test func aSilentServerRunsIntoTheTimeLimit() async throws {
+        let server = try CannedServer(.silence)
+        let started = ContinuousClock.now
+        #expect(await failure(server, timeout: 0.3) == "no answer within the time limit")
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+
+    @Test(arguments: [
+        "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly a little",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n",
+        "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n",
+        "",
+    ])
+    func aTruncatedAnswerIsSaidToBeIncomplete(_ answer: String) async throws {
+        let server = try CannedServer(.pieces([answer]))
+        #expect(await failure(server) == "the connection closed before the answer was complete")
+    }
+
+    @Test(arguments: [
+        "hello there\r\n\r\n",
+        "HTTP/2 200\r\n\r\n",
+        "HTTP/1.1 20 OK\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nno colon here\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nabc",
+        "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n+5\r\nhello\r\n0\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhelloX\r\n0\r\n\r\n",
+    ])
+    func garbageIsNotValidHTTP(_ answer: String) async throws {
+        let server = try CannedServer(.pieces([answer]))
+        #expect(await failure(server) == "the answer was not valid HTTP")
+    }
+}
