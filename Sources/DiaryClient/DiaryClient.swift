@@ -19,8 +19,7 @@ public struct DiaryClient: Sendable {
 
     /// - Parameter token: the bearer token, or nil to call only the open endpoints. An empty token counts as none.
     public init(serverURL: URL, token: String?) {
-        // Plain http goes over a socket: loading URLSession cost a CLI run more than its request.
-        let transport: any HTTPTransport = serverURL.scheme?.lowercased() == "http" ? SocketTransport() : URLSessionTransport()
+        let transport: any HTTPTransport = serverURL.scheme?.lowercased() == "http" ? SocketTransport() : CurlTransport()
         self.init(serverURL: serverURL, token: token, transport: transport)
     }
 

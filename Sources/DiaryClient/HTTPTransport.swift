@@ -1,7 +1,6 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+// No FoundationNetworking here, nor anywhere in the client: linking it alone made every run of
+// `diary` load libcurl and its libraries (see `CurlTransport`).
 
 // MARK: - Request and response values
 
@@ -52,77 +51,14 @@ public struct RawResponse: Sendable, Equatable {
 /// Moves one request to the server and its answer back. Any HTTP status is an answer;
 /// only a failure to exchange bytes throws, as `TransportFailure`.
 ///
-/// The seam exists so that a lighter transport (raw sockets) can replace `URLSession`
-/// without touching request building, decoding or errors.
+/// `SocketTransport` carries http:// and `CurlTransport` https://; request building,
+/// decoding and errors do not know which.
 protocol HTTPTransport: Sendable {
     func send(_ request: PreparedRequest) async throws(TransportFailure) -> RawResponse
 }
 
-/// Why a transport could not exchange a request, as a short phrase ("Connection refused").
+/// Why a transport could not exchange a request, as a short phrase ("Connection refused"),
+/// the same whichever transport failed.
 struct TransportFailure: Error, Sendable, Equatable {
     var reason: String
-}
-
-// MARK: - URLSession
-
-/// `HTTPTransport` on `URLSession` (libcurl through FoundationNetworking on Linux).
-struct URLSessionTransport: HTTPTransport {
-    private let session: URLSession
-
-    init(timeout: TimeInterval = 30) {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.urlCache = nil
-        configuration.httpCookieStorage = nil
-        configuration.httpShouldSetCookies = false
-        session = URLSession(configuration: configuration)
-    }
-
-    func send(_ request: PreparedRequest) async throws(TransportFailure) -> RawResponse {
-        var urlRequest = URLRequest(url: request.url)
-        urlRequest.httpMethod = request.method
-        for (name, value) in request.headers {
-            urlRequest.setValue(value, forHTTPHeaderField: name)
-        }
-        urlRequest.httpBody = request.body
-
-        let data: Data, response: URLResponse
-        do {
-            (data, response) = try await session.data(for: urlRequest)
-        } catch {
-            throw TransportFailure(reason: Self.reason(for: error))
-        }
-        guard let http = response as? HTTPURLResponse else {
-            throw TransportFailure(reason: "the answer was not HTTP")
-        }
-        var headers: [String: String] = [:]
-        for (name, value) in http.allHeaderFields {
-            headers[String(describing: name)] = String(describing: value)
-        }
-        return RawResponse(status: http.statusCode, headers: headers, body: data)
-    }
-
-    /// A short phrase for a `URLSession` failure; its own descriptions are long and vary by platform.
-    static func reason(for error: any Error) -> String {
-        guard let urlError = error as? URLError else {
-            return (error as NSError).localizedDescription
-        }
-        switch urlError.code {
-        case .cannotConnectToHost: return "Connection refused"
-        case .timedOut: return "no answer within the time limit"
-        case .cannotFindHost, .dnsLookupFailed: return "unknown host"
-        case .networkConnectionLost: return "the connection closed before the answer was complete"
-        case .notConnectedToInternet: return "no network connection"
-        case .badURL, .unsupportedURL: return "not an http:// or https:// URL"
-        case .badServerResponse: return "the answer was not valid HTTP"
-        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
-             .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected:
-            return "the TLS connection failed"
-        case .httpTooManyRedirects, .redirectToNonExistentLocation: return "too many or broken redirects"
-        case .cancelled: return "cancelled"
-        default:
-            return "network error \(urlError.code.rawValue)"
-        }
-    }
 }
