@@ -60,10 +60,18 @@ let package = Package(
             "DiaryServer", "DiarySQLiteStore", "DiaryStore", "HTTPServer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .executableTarget(name: "diary", dependencies: [
-            "DiaryClient", "DiaryAPI",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        .executableTarget(
+            name: "diary",
+            dependencies: [
+                "DiaryClient", "DiaryAPI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            // The Swift runtime and Foundation linked in: a run of the CLI spent more time
+            // resolving their symbols in the dynamic loader than on its request. Compiling with
+            // the flag too makes the static Foundation's own libraries (ICU, CoreFoundation) link.
+            swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux]))],
+            linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux]))]
+        ),
 
         /// Feeds arbitrary requests to the in-process router: seeded random, or libFuzzer with -DFUZZING.
         .executableTarget(

@@ -4,6 +4,9 @@ import DiaryClient
 // MARK: - diary
 
 /// `diary [--server URL] [--token TOKEN] COMMAND`: the command-line client of a diary server.
+///
+/// Start-up is most of a run, so the target links the Swift runtime and Foundation statically
+/// (Package.swift) and the client keeps URLSession out (`SocketTransport`, `CurlTransport`).
 @main
 struct DiaryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
