@@ -2,8 +2,8 @@
 import PackageDescription
 
 // Dependency arrows point one way:
-//   executables → DiaryServer / DiaryClient / HTTPServer / DiarySQLiteStore
-//   → DiaryAPI, DiaryStore, HTTPCore → C libraries (libmicrohttpd, SQLite).
+//   executables → DiaryServer / DiaryClient / DiarySQLiteStore
+//   → DiaryAPI, DiaryStore, HTTPSockets, HTTPCore → C libraries (libmicrohttpd, SQLite).
 let package = Package(
     name: "Diary",
     platforms: [.macOS(.v14)],
@@ -27,8 +27,9 @@ let package = Package(
         // MARK: Transport
         /// Plain HTTP request and response values and the responder protocol; no C, no sockets.
         .target(name: "HTTPCore"),
-        /// The only module that touches C pointers: a libmicrohttpd daemon serving an `HTTPResponder`.
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "HTTPCore"]),
+        /// The only module that touches C pointers: the libmicrohttpd daemon serving an
+        /// `HTTPResponder`, and the plain client socket the CLI sends its request on.
+        .target(name: "HTTPSockets", dependencies: ["CMicroHTTPD", "HTTPCore"]),
 
         // MARK: Contract and storage
         /// The API contract shared by server and client: models and one type per endpoint.
@@ -53,11 +54,11 @@ let package = Package(
             resources: [.embedInCode("openapi.json")]
         ),
         /// Sends any `APIEndpoint` and decodes its response.
-        .target(name: "DiaryClient", dependencies: ["DiaryAPI"]),
+        .target(name: "DiaryClient", dependencies: ["DiaryAPI", "HTTPSockets"]),
 
         // MARK: Executables
         .executableTarget(name: "diary-server", dependencies: [
-            "DiaryServer", "DiarySQLiteStore", "DiaryStore", "HTTPServer",
+            "DiaryServer", "DiarySQLiteStore", "DiaryStore", "HTTPSockets",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(
@@ -79,7 +80,7 @@ let package = Package(
         ),
 
         // MARK: Tests
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPCore"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPSockets", "HTTPCore"]),
         .testTarget(name: "DiaryAPITests", dependencies: ["DiaryAPI"]),
         .testTarget(name: "DiaryStoreTests", dependencies: ["DiarySQLiteStore", "DiaryStore", "DiaryAPI"]),
         .testTarget(name: "DiaryServerTests", dependencies: [

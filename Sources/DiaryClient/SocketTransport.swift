@@ -1,11 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
+import HTTPSockets
 
 /// `HTTPTransport` for `http://` URLs on a plain POSIX socket: one HTTP/1.1 exchange per
 /// connection (`Connection: close`).
@@ -28,10 +22,12 @@ struct SocketTransport: HTTPTransport {
             throw TransportFailure(reason: "not an http:// URL")
         }
         let bytes = try Self.encode(request, address: address)
-        let socket = try Socket.open(host: address.host, port: address.port, timeout: timeout)
-        defer { socket.disconnect() }
+        let socket = try Self.mapping { () throws(ClientSocket.Failure) in
+            try ClientSocket.connect(host: address.host, port: address.port, timeout: timeout)
+        }
+        defer { socket.close() }
         do {
-            try socket.sendAll(bytes)
+            try Self.mapping { () throws(ClientSocket.Failure) in try socket.sendAll(bytes) }
         } catch {
             // A server may answer and close before reading all of a request (413 on a large
             // body); its answer is still the better report, when it is there and whole.
@@ -67,7 +63,7 @@ struct SocketTransport: HTTPTransport {
 
     /// Reads one response as RFC 9112 frames it: no body for HEAD, 1xx, 204 and 304; chunked
     /// when `Transfer-Encoding` ends in chunked; else `Content-Length`; else up to the close.
-    static func readResponse(from socket: Socket, method: String) throws(TransportFailure) -> RawResponse {
+    static func readResponse(from socket: ClientSocket, method: String) throws(TransportFailure) -> RawResponse {
         var reader = Reader(socket: socket)
         let head = try readFinalHead(&reader)
         let headers = head.headers
@@ -155,6 +151,15 @@ struct SocketTransport: HTTPTransport {
 
     // MARK: - Failures
 
+    /// Runs a socket call; its failure becomes the transport's phrase for it.
+    static func mapping<T>(_ call: () throws(ClientSocket.Failure) -> T) throws(TransportFailure) -> T {
+        do {
+            return try call()
+        } catch {
+            throw Failure.from(error)
+        }
+    }
+
     /// The phrases every transport gives (URLSession's own descriptions were long and varied).
     enum Failure {
         static let refused = TransportFailure(reason: "Connection refused")
@@ -163,22 +168,19 @@ struct SocketTransport: HTTPTransport {
         static let closed = TransportFailure(reason: "the connection closed before the answer was complete")
         static let invalid = TransportFailure(reason: "the answer was not valid HTTP")
 
-        /// The failure for an `errno` from connect, send or recv.
-        static func from(errno code: Int32) -> TransportFailure {
-            switch code {
-            case ECONNREFUSED: refused
-            case EAGAIN, EWOULDBLOCK, ETIMEDOUT, EINPROGRESS: timedOut
-            case ECONNRESET, EPIPE, ECONNABORTED: closed
-            default: TransportFailure(reason: String(cString: strerror(code)))
+        /// The phrase for a socket failure.
+        static func from(_ failure: ClientSocket.Failure) -> TransportFailure {
+            switch failure.kind {
+            case .refused: refused
+            case .timedOut: timedOut
+            case .unknownHost: unknownHost
+            case .closed: closed
+            case .other: TransportFailure(reason: failure.reason)
             }
         }
     }
 }
 
-/// C's `send`, which the transport's own `send` hides inside its types.
-private func systemSend(_ fd: Int32, _ bytes: UnsafeRawPointer?, _ count: Int, _ flags: Int32) -> Int {
-    send(fd, bytes, count, flags)
-}
 
 // MARK: - Address
 
@@ -232,111 +234,20 @@ extension SocketTransport {
     }
 }
 
-// MARK: - Socket
+// MARK: - Reading
 
 extension SocketTransport {
-    /// A connected stream socket with send and receive time limits. Not shared between threads.
-    struct Socket {
-        let fd: Int32
-
-        /// Connects to the first address of `host` that accepts, as getaddrinfo orders them.
-        static func open(host: String, port: UInt16, timeout: Double) throws(TransportFailure) -> Socket {
-            var hints = addrinfo()
-            hints.ai_family = AF_UNSPEC
-            #if os(Linux)
-            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-            #else
-            hints.ai_socktype = SOCK_STREAM
-            #endif
-            hints.ai_flags = AI_NUMERICSERV
-            var list: UnsafeMutablePointer<addrinfo>?
-            guard getaddrinfo(host, String(port), &hints, &list) == 0, let first = list else {
-                throw Failure.unknownHost
-            }
-            defer { freeaddrinfo(first) }
-            var failure = Failure.refused
-            var next: UnsafeMutablePointer<addrinfo>? = first
-            while let info = next?.pointee {
-                next = info.ai_next
-                #if os(Linux)
-                let fd = socket(info.ai_family, info.ai_socktype | Int32(SOCK_CLOEXEC.rawValue), info.ai_protocol)
-                #else
-                let fd = socket(info.ai_family, info.ai_socktype, info.ai_protocol)
-                #endif
-                guard fd >= 0 else {
-                    failure = Failure.from(errno: errno)
-                    continue
-                }
-                let socket = Socket(fd: fd)
-                socket.setTimeout(timeout)
-                if connect(fd, info.ai_addr, info.ai_addrlen) == 0 {
-                    return socket
-                }
-                failure = Failure.from(errno: errno)
-                socket.disconnect()
-            }
-            throw failure
-        }
-
-        private func setTimeout(_ seconds: Double) {
-            let whole = seconds.rounded(.down)
-            var limit = timeval(tv_sec: .init(whole), tv_usec: .init((seconds - whole) * 1_000_000))
-            if limit.tv_sec == 0 && limit.tv_usec == 0 { limit.tv_usec = 1 }  // zero would mean no limit
-            let size = socklen_t(MemoryLayout<timeval>.size)
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, size)
-            setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, size)
-            #if !os(Linux)
-            var on: Int32 = 1
-            setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
-            #endif
-        }
-
-        func sendAll(_ bytes: [UInt8]) throws(TransportFailure) {
-            #if os(Linux)
-            let flags = Int32(MSG_NOSIGNAL)  // a closed peer is an error here, not a SIGPIPE that ends the process
-            #else
-            let flags: Int32 = 0
-            #endif
-            var offset = 0
-            while offset < bytes.count {
-                let sent = bytes[offset...].withUnsafeBytes { systemSend(fd, $0.baseAddress, $0.count, flags) }
-                if sent < 0 {
-                    if errno == EINTR { continue }
-                    throw Failure.from(errno: errno)
-                }
-                offset += sent
-            }
-        }
-
-        /// Up to `capacity` bytes; empty at the end of the stream.
-        func receive(capacity: Int) throws(TransportFailure) -> [UInt8] {
-            var chunk = [UInt8](repeating: 0, count: capacity)
-            while true {
-                let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-                if count >= 0 {
-                    chunk.removeSubrange(count...)
-                    return chunk
-                }
-                if errno != EINTR { throw Failure.from(errno: errno) }
-            }
-        }
-
-        func disconnect() {
-            close(fd)
-        }
-    }
-
     /// Buffered reads of lines and counted bytes off a socket, or out of bytes already read.
     struct Reader {
         /// The most a status line and header fields may take, as a guard against a runaway peer.
         static let maxHead = 1 << 20
 
-        let socket: Socket?
+        let socket: ClientSocket?
         private var buffer: [UInt8] = []
         private var position = 0
         private var atEnd = false
 
-        init(socket: Socket) {
+        init(socket: ClientSocket) {
             self.socket = socket
         }
 
@@ -353,7 +264,7 @@ extension SocketTransport {
                 buffer.removeSubrange(..<position)
                 position = 0
             }
-            let chunk = try socket.receive(capacity: 64 * 1024)
+            let chunk = try SocketTransport.mapping { () throws(ClientSocket.Failure) in try socket.receive(capacity: 64 * 1024) }
             if chunk.isEmpty {
                 atEnd = true
                 return false

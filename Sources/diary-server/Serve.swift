@@ -2,7 +2,7 @@ import ArgumentParser
 import DiarySQLiteStore
 import DiaryServer
 import Foundation
-import HTTPServer
+import HTTPSockets
 
 struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,7 +1,7 @@
 import Glibc
 import HTTPCore
 import Synchronization
-@testable import HTTPServer
+@testable import HTTPSockets
 
 /// Echoes what the transport delivered, so the tests can check it byte for byte.
 struct EchoResponder: HTTPResponder {
