@@ -36,7 +36,9 @@ public struct DiaryApplication: HTTPResponder {
     }
 
     public func respond(to request: HTTPRequest) -> HTTPResponse {
-        cors.respond(to: request, next: router.respond(to:))
+        cors.respond(to: request) { request in
+            responseCache?.keptAnswer(to: request) ?? router.respond(to: request)
+        }
     }
 
     public func respond(to error: HTTPRequestError, request: HTTPRequest) -> HTTPResponse {

@@ -36,6 +36,20 @@ public final class ResponseCache: Sendable {
         state.withLock { ($0.hits, $0.misses) }
     }
 
+    /// The kept answer to a GET or HEAD of this target, found before any routing (which was a
+    /// tenth of a cached read); nil when none is kept, and the route then builds the answer.
+    /// Only routes keep answers, so a target that is kept belongs to a cacheable route.
+    public func keptAnswer(to request: HTTPRequest) -> HTTPResponse? {
+        guard request.method == "GET" || request.method == "HEAD", let version = currentVersion() else { return nil }
+        let key = Self.key(request)
+        let kept = state.withLock { state -> Representation? in
+            guard state.version == version, let found = state.answers[key] else { return nil }
+            state.hits += 1
+            return found
+        }
+        return kept?.answer(to: request)
+    }
+
     /// The kept answer to `request`, or else the one `build` makes, kept when `build` gives one.
     /// `build` answers nil for a response that must not be kept (an error, a stream), and sends
     /// that response through `uncached`.

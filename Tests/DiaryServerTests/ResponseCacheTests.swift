@@ -136,23 +136,26 @@ import Testing
         let token = try p.t.addUser("alice")
         let stop = Atomic(false)
         let reads = Atomic(0)
-        let readers = DispatchGroup()
-        for _ in 0..<3 {
-            DispatchQueue.global().async(group: readers) {
+        // Plain threads: the shared dispatch pool may be busy with other tests and start them late.
+        let finished = DispatchSemaphore(value: 0)
+        for _ in 0..<2 {
+            Thread {
                 while !stop.load(ordering: .relaxed) {
                     _ = p.t.request("GET", "/api/entries?per_page=1")
                     reads.add(1, ordering: .relaxed)
                 }
-            }
+                finished.signal()
+            }.start()
         }
-        for expected in 1...150 {
+        while reads.load(ordering: .relaxed) == 0 { usleep(1_000) }
+        for expected in 1...60 {
             let created = p.t.request("POST", "/api/entries", token: token, json: #"{"title":"n\#(expected)","body":""}"#)
             #expect(created.status == 201)
             let page = try p.t.request("GET", "/api/entries?per_page=1").decoded(EntryPage.self)
             #expect(page.total == expected && page.entries.first?.title == "n\(expected)")
         }
         stop.store(true, ordering: .relaxed)
-        readers.wait()
+        for _ in 0..<2 { finished.wait() }
         #expect(reads.load(ordering: .relaxed) > 0)
         #expect(p.cache.counts.hits > 0)
     }

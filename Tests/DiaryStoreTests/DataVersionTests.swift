@@ -1,0 +1,47 @@
+import DiaryAPI
+import DiarySQLiteStore
+import DiaryStore
+import Foundation
+import Synchronization
+import Testing
+
+/// `dataVersion()` vouches for cached reads: it must move after every commit, whoever made it,
+/// and stay put while nothing is written, or the cache would never hit.
+@Suite struct DataVersionTests {
+    @Test func movesAfterEveryCommitAndOnlyThen() throws {
+        try withStore { store, _ in
+            let user = try store.createUser(name: "alice", tokenHash: newTokenHash())
+            let start = try store.dataVersion()
+            _ = try store.entries(EntryQuery(page: PageRequest(page: 1, perPage: 20)))
+            #expect(try store.dataVersion() == start, "a read changes nothing")
+            #expect(try store.dataVersion() == start)
+
+            _ = try store.createEntry(userID: user.id, diaryID: nil, title: "a", body: "", tags: [], created: nil, idempotency: nil)
+            let afterOwnWrite = try store.dataVersion()
+            #expect(afterOwnWrite > start)
+            #expect(try store.dataVersion() == afterOwnWrite)
+
+            // Another store on the file has connections of its own, as another process would.
+            let other = try SQLiteDiaryStore(path: store.path)
+            defer { try? other.close() }
+            _ = try other.createEntry(userID: user.id, diaryID: nil, title: "b", body: "", tags: [], created: nil, idempotency: nil)
+            #expect(try store.dataVersion() > afterOwnWrite)
+        }
+    }
+
+    /// Many threads asking at once get watchers of their own; a commit is still seen by each.
+    @Test func concurrentCallersAllSeeACommit() throws {
+        try withStore { store, _ in
+            let user = try store.createUser(name: "alice", tokenHash: newTokenHash())
+            let before = try store.dataVersion()
+            DispatchQueue.concurrentPerform(iterations: 8) { _ in _ = try? store.dataVersion() }
+            _ = try store.createEntry(userID: user.id, diaryID: nil, title: "a", body: "", tags: [], created: nil, idempotency: nil)
+            let seen = Mutex<[Int64]>([])
+            DispatchQueue.concurrentPerform(iterations: 8) { _ in
+                if let version = try? store.dataVersion() { seen.withLock { $0.append(version) } }
+            }
+            #expect(seen.withLock { $0.count } == 8)
+            #expect(seen.withLock { $0.allSatisfy { $0 > before } })
+        }
+    }
+}
