@@ -24,8 +24,8 @@ public final class ResponseCache: Sendable {
     }
     private let state = Mutex(State())
 
-    /// - Parameter version: the store's data version, or nil when it cannot be read (nothing
-    ///   is served from the cache then).
+    /// - Parameter version: the store's data version (`DiaryStore.dataVersion()`), or nil when
+    ///   it cannot be read (nothing is served from the cache then).
     public init(byteLimit: Int, version: @escaping @Sendable () -> Int64?) {
         self.byteLimit = byteLimit
         currentVersion = version
@@ -50,15 +50,15 @@ public final class ResponseCache: Sendable {
         return kept?.answer(to: request)
     }
 
-    /// The kept answer to `request`, or else the one `build` makes, kept when `build` gives one.
-    /// `build` answers nil for a response that must not be kept (an error, a stream), and sends
-    /// that response through `uncached`.
+    /// The kept answer to `request`, or else the one `build` makes, kept when it is a
+    /// representation; `build` carries a response that must not be kept (an error, a stream,
+    /// a write's answer) as `Uncached`.
     func answer(
         _ request: HTTPRequest,
         build: () -> Result<Representation, Uncached>
     ) -> HTTPResponse {
         guard let version = currentVersion() else {
-            return Self.response(build(), to: request)
+            return build().response(to: request)
         }
         let key = Self.key(request)
         let kept = state.withLock { state -> Representation? in
@@ -71,19 +71,12 @@ public final class ResponseCache: Sendable {
         if case .success(let representation) = built {
             keep(representation, key: key, version: version)
         }
-        return Self.response(built, to: request)
+        return built.response(to: request)
     }
 
     /// A response that is not kept, carried out of `build`.
     struct Uncached: Error {
         let response: HTTPResponse
-    }
-
-    private static func response(_ built: Result<Representation, Uncached>, to request: HTTPRequest) -> HTTPResponse {
-        switch built {
-        case .success(let representation): return representation.answer(to: request)
-        case .failure(let uncached): return uncached.response
-        }
     }
 
     /// The path and the query as sent: two targets that differ in any byte are kept apart.
@@ -108,6 +101,16 @@ public final class ResponseCache: Sendable {
                 state.bytes -= replaced.size + key.utf8.count
             }
             state.bytes += size
+        }
+    }
+}
+
+extension Result where Success == Representation, Failure == ResponseCache.Uncached {
+    /// What to send: the representation's answer to `request` (200 or 304), or the response as built.
+    func response(to request: HTTPRequest) -> HTTPResponse {
+        switch self {
+        case .success(let representation): representation.answer(to: request)
+        case .failure(let uncached): uncached.response
         }
     }
 }

@@ -50,12 +50,7 @@ extension Router {
                     return .failure(ResponseCache.Uncached(response: HTTPResponse(problem: error)))
                 }
             }
-            guard let cache else {
-                switch build() {
-                case .success(let representation): return representation.answer(to: request)
-                case .failure(let uncached): return uncached.response
-                }
-            }
+            guard let cache else { return build().response(to: request) }
             return cache.answer(request, build: build)
         })
     }
