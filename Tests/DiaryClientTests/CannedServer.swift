@@ -1,4 +1,5 @@
 import Foundation
+@testable import DiaryClient
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -131,4 +132,14 @@ func closedPort() -> Int {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
     }
     return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// The phrase a transport failed with, or nil when it answered.
+func failureReason(_ exchange: () async throws(TransportFailure) -> RawResponse) async -> String? {
+    do {
+        _ = try await exchange()
+        return nil
+    } catch {
+        return error.reason
+    }
 }

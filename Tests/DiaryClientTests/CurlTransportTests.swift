@@ -14,12 +14,7 @@ import Testing
     }
 
     private func failure(_ server: CannedServer, scheme: String = "http", timeout: Double = 5) async -> String? {
-        do {
-            _ = try await get(server, scheme: scheme, timeout: timeout)
-            return nil
-        } catch {
-            return error.reason
-        }
+        await failureReason { () async throws(TransportFailure) in try await get(server, scheme: scheme, timeout: timeout) }
     }
 
     @Test func aChunkedAnswerArrivesWholeWithItsHeaders() async throws {

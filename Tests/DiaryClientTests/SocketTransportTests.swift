@@ -13,12 +13,7 @@ import Testing
     }
 
     private func failure(_ server: CannedServer, method: String = "GET", timeout: Double = 5) async -> String? {
-        do {
-            _ = try await get(server, method: method, timeout: timeout)
-            return nil
-        } catch {
-            return error.reason
-        }
+        await failureReason { () async throws(TransportFailure) in try await get(server, method: method, timeout: timeout) }
     }
 
     // MARK: - Framings
