@@ -12,7 +12,7 @@ public struct DiaryApplication: HTTPResponder {
         /// `ResponseCache`); 0 keeps none.
         public var responseCacheBytes: Int
 
-        public init(corsOrigins: [String] = [], responseCacheBytes: Int = 24 << 20) {
+        public init(corsOrigins: [String] = [], responseCacheBytes: Int = 16 << 20) {
             self.corsOrigins = corsOrigins
             self.responseCacheBytes = responseCacheBytes
         }

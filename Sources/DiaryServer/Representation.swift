@@ -18,7 +18,12 @@ struct Representation: Sendable {
         if let lastModified {
             headers.add(HTTPField.lastModified, HTTPDate.string(from: lastModified))
         }
-        response = HTTPResponse(status: 200, headers: headers, body: body)
+        // Kept in the cache, so it holds exactly its bytes: an encoder's buffer has grown by
+        // doubling and can be up to twice as large (the cache's real size had been 2.5 × its count).
+        var compact: [UInt8] = []
+        compact.reserveCapacity(body.count)
+        compact.append(contentsOf: body)
+        response = HTTPResponse(status: 200, headers: headers, body: compact)
         self.lastModified = lastModified
     }
 

@@ -10,7 +10,8 @@ import Synchronization
 /// answer from before it is served. A write by another process changes the version too.
 /// What is kept is the response itself, so a kept answer is byte for byte the one it replaces.
 public final class ResponseCache: Sendable {
-    /// How many bytes of answers are kept; past it the cache empties and fills again.
+    /// How many bytes of answers are kept; past it, arbitrary answers are dropped until a
+    /// quarter of it is free.
     public let byteLimit: Int
     private let currentVersion: @Sendable () -> Int64?
 
@@ -31,9 +32,9 @@ public final class ResponseCache: Sendable {
         currentVersion = version
     }
 
-    /// Answers served from the cache and answers built, since the start: for tests.
-    public var counts: (hits: Int, misses: Int) {
-        state.withLock { ($0.hits, $0.misses) }
+    /// Answers served from the cache and answers built since the start, and the bytes kept now: for tests.
+    public var counts: (hits: Int, misses: Int, bytes: Int) {
+        state.withLock { ($0.hits, $0.misses, $0.bytes) }
     }
 
     /// The kept answer to a GET or HEAD of this target, found before any routing (which was a
@@ -92,14 +93,24 @@ public final class ResponseCache: Sendable {
             // A version can only move forward; an answer read under an older one is dropped,
             // and a newer one replaces everything kept under the old.
             if let kept = state.version, kept > version { return }
-            if state.version != version || state.bytes + size > byteLimit {
+            if state.version != version {
                 state.answers.removeAll(keepingCapacity: true)
                 state.bytes = 0
                 state.version = version
             }
-            if let replaced = state.answers.updateValue(representation, forKey: key) {
+            if let replaced = state.answers.removeValue(forKey: key) {
                 state.bytes -= replaced.size + key.utf8.count
             }
+            if state.bytes + size > byteLimit {
+                // Full: a quarter of the budget is freed, in the dictionary's own (arbitrary)
+                // order, so that a scan through many pages does not empty the cache at a stroke.
+                let target = byteLimit * 3 / 4 - size
+                while state.bytes > target, let (evicted, answer) = state.answers.first {
+                    state.answers.removeValue(forKey: evicted)
+                    state.bytes -= answer.size + evicted.utf8.count
+                }
+            }
+            state.answers[key] = representation
             state.bytes += size
         }
     }

@@ -129,6 +129,30 @@ import Testing
         #expect(p.cache.counts.hits == 1, "only the small health answer fits in 600 bytes")
     }
 
+    /// Past the budget a quarter of it is freed, not all of it: the answer just built and
+    /// others stay kept, and the bytes kept never pass the limit.
+    @Test func aFullCacheDropsSomeAnswersNotAll() throws {
+        let p = try Pair(byteLimit: 8_000)
+        let token = try p.t.addUser("alice")
+        for index in 1...30 {
+            #expect(p.t.request("POST", "/api/entries", token: token, json: #"{"title":"entry \#(index)","body":"\#(String(repeating: "x", count: 200))"}"#).status == 201)
+        }
+        for id in 1...30 {
+            p.expectSameAnswer("/api/entries/\(id)")
+            #expect(p.cache.counts.bytes <= 8_000)
+        }
+        let hitsBefore = p.cache.counts.hits
+        p.expectSameAnswer("/api/entries/30")
+        #expect(p.cache.counts.hits == hitsBefore + 1, "the newest answer is kept")
+        var kept = 0
+        for id in 1...29 {
+            let before = p.cache.counts.hits
+            p.expectSameAnswer("/api/entries/\(id)")
+            if p.cache.counts.hits > before { kept += 1 }
+        }
+        #expect(kept >= 3, "more than the newest answer survives a full cache")
+    }
+
     /// Readers fill the cache while a writer writes: once a write has returned, no read may
     /// answer from before it.
     @Test func noReadAfterAWriteReturnedIsStaleUnderConcurrency() throws {
