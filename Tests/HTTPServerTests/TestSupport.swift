@@ -25,7 +25,8 @@ struct EchoResponder: HTTPResponder {
         switch request.path {
         case "/slow":
             probe.slowRequestStarted.store(true, ordering: .releasing)
-            usleep(1_000_000)
+            // Long enough that a loaded machine (tests run in parallel) still sees it in flight.
+            usleep(2_000_000)
             return HTTPResponse(status: 200, headers: headers, body: Array("slow done".utf8))
         case "/wrong-length":
             // The transport must frame the body itself, whatever the responder claims.
