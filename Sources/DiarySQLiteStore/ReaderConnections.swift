@@ -12,9 +12,20 @@ import GRDB
 final class ReaderConnections: @unchecked Sendable {
     static let maximumCount = 8
 
+    /// One read-only connection, and the last `PRAGMA data_version` it answered (see
+    /// `DataVersionWatcher`). Used by one thread at a time: the one that took it.
+    final class Reader {
+        let queue: DatabaseQueue
+        var lastSeenDataVersion: Int64?
+
+        init(queue: DatabaseQueue) {
+            self.queue = queue
+        }
+    }
+
     private let path: String
     private let condition = NSCondition()
-    private var idle: [DatabaseQueue] = []
+    private var idle: [Reader] = []
     private var openCount = 0
     private var isClosed = false
 
@@ -23,9 +34,14 @@ final class ReaderConnections: @unchecked Sendable {
     }
 
     func read<T>(_ value: (Database) throws -> T) throws -> T {
-        let connection = try take()
-        defer { putBack(connection) }
-        return try connection.inDatabase(value)
+        try withReader { reader in try reader.queue.inDatabase(value) }
+    }
+
+    /// Runs `body` with a connection of its own, waiting for one when all are busy.
+    func withReader<T>(_ body: (Reader) throws -> T) throws -> T {
+        let reader = try take()
+        defer { putBack(reader) }
+        return try body(reader)
     }
 
     /// Closes the idle connections; the busy ones close when their read ends. Reads then throw.
@@ -38,11 +54,11 @@ final class ReaderConnections: @unchecked Sendable {
         condition.broadcast()
         condition.unlock()
         for connection in connections {
-            try connection.close()
+            try connection.queue.close()
         }
     }
 
-    private func take() throws -> DatabaseQueue {
+    private func take() throws -> Reader {
         condition.lock()
         defer { condition.unlock() }
         while true {
@@ -56,7 +72,7 @@ final class ReaderConnections: @unchecked Sendable {
             if openCount < Self.maximumCount {
                 openCount += 1
                 do {
-                    return try DatabaseQueue(path: path, configuration: SQLiteDiaryStore.configuration(readonly: true))
+                    return Reader(queue: try DatabaseQueue(path: path, configuration: SQLiteDiaryStore.configuration(readonly: true)))
                 } catch {
                     openCount -= 1
                     throw error
@@ -66,7 +82,7 @@ final class ReaderConnections: @unchecked Sendable {
         }
     }
 
-    private func putBack(_ connection: DatabaseQueue) {
+    private func putBack(_ connection: Reader) {
         condition.lock()
         let closed = isClosed
         if closed {
@@ -77,7 +93,7 @@ final class ReaderConnections: @unchecked Sendable {
         }
         condition.unlock()
         if closed {
-            try? connection.close()
+            try? connection.queue.close()
         }
     }
 }

@@ -41,7 +41,7 @@ public final class SQLiteDiaryStore: DiaryStore {
         self.path = path
         self.clock = clock
         readers = ReaderConnections(path: path)
-        versionWatcher = DataVersionWatcher(path: path)
+        versionWatcher = DataVersionWatcher(readers: readers)
         let subject = "database \(path)"
         do {
             try Self.createParentDirectory(of: path)
@@ -55,7 +55,6 @@ public final class SQLiteDiaryStore: DiaryStore {
     public func close() throws(StoreError) {
         do {
             try readers.close()
-            try versionWatcher.close()
             try pool.close()
         } catch {
             throw StoreError(error, subject: "database \(path)")
@@ -93,7 +92,7 @@ extension SQLiteDiaryStore {
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(busyTimeout)
         if readonly {
-            // Up to 8 readers and a watcher per worker: at SQLite's default of 2 MiB of page
+            // Up to 8 readers: at SQLite's default of 2 MiB of page
             // cache each, they held a fifth of the server's peak RSS. The file's pages stay in
             // the kernel's cache, and most answers come from the response cache anyway.
             configuration.prepareDatabase { db in
