@@ -18,13 +18,26 @@ struct Representation: Sendable {
         if let lastModified {
             headers.add(HTTPField.lastModified, HTTPDate.string(from: lastModified))
         }
-        // Kept in the cache, so it holds exactly its bytes: an encoder's buffer has grown by
-        // doubling and can be up to twice as large (the cache's real size had been 2.5 × its count).
-        var compact: [UInt8] = []
-        compact.reserveCapacity(body.count)
-        compact.append(contentsOf: body)
-        response = HTTPResponse(status: 200, headers: headers, body: compact)
+        response = HTTPResponse(status: 200, headers: headers, body: body)
         self.lastModified = lastModified
+    }
+
+    private init(response: HTTPResponse, tag: String, lastModified: Date?) {
+        self.response = response
+        self.tag = tag
+        self.lastModified = lastModified
+    }
+
+    /// The same representation with its body in a buffer of exactly its size, for keeping: an
+    /// encoder's buffer grows by doubling and can be up to twice as large (the response cache's
+    /// real size had been 2.5 × its count).
+    func compacted() -> Representation {
+        var body: [UInt8] = []
+        body.reserveCapacity(response.body.count)
+        body.append(contentsOf: response.body)
+        var compact = response
+        compact.body = body
+        return Representation(response: compact, tag: tag, lastModified: lastModified)
     }
 
     /// The response, or 304 with the same headers and no body when the client's copy is current.
