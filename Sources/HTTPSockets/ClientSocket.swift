@@ -37,33 +37,26 @@ public struct ClientSocket: Sendable {
     /// Connects to the first address of `host` that accepts, as getaddrinfo orders them.
     /// `timeout` bounds each wait (connecting, sending, receiving), not the whole exchange.
     public static func connect(host: String, port: UInt16, timeout: Double) throws(Failure) -> ClientSocket {
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_flags = AI_NUMERICSERV
-        var list: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(host, String(port), &hints, &list) == 0, let first = list else {
-            throw Failure(.unknownHost)
-        }
-        defer { freeaddrinfo(first) }
-        var failure = Failure(.refused)
-        var next: UnsafeMutablePointer<addrinfo>? = first
-        while let info = next?.pointee {
-            next = info.ai_next
-            let descriptor = socket(info.ai_family, info.ai_socktype | Int32(SOCK_CLOEXEC.rawValue), info.ai_protocol)
-            guard descriptor >= 0 else {
+        try StreamAddresses.withAddresses(
+            host: host, port: Int(port), passive: false, failure: { _ in Failure(.unknownHost) }
+        ) { (addresses: [addrinfo]) throws(Failure) -> ClientSocket in
+            var failure = Failure(.refused)
+            for info in addresses {
+                let descriptor = socket(info.ai_family, info.ai_socktype | Int32(SOCK_CLOEXEC.rawValue), info.ai_protocol)
+                guard descriptor >= 0 else {
+                    failure = .from(errno: errno)
+                    continue
+                }
+                let socket = ClientSocket(descriptor: descriptor)
+                socket.setTimeout(timeout)
+                if Glibc.connect(descriptor, info.ai_addr, info.ai_addrlen) == 0 {
+                    return socket
+                }
                 failure = .from(errno: errno)
-                continue
+                socket.close()
             }
-            let socket = ClientSocket(descriptor: descriptor)
-            socket.setTimeout(timeout)
-            if Glibc.connect(descriptor, info.ai_addr, info.ai_addrlen) == 0 {
-                return socket
-            }
-            failure = .from(errno: errno)
-            socket.close()
+            throw failure
         }
-        throw failure
     }
 
     private func setTimeout(_ seconds: Double) {

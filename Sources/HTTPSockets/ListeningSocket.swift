@@ -11,35 +11,22 @@ enum ListeningSocket {
 
     static func open(host: String, port: Int) throws(HTTPServerError) -> Bound {
         let place = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
-        var list: UnsafeMutablePointer<addrinfo>?
-        let status = getaddrinfo(host, String(port), &hints, &list)
-        guard status == 0, let list else {
-            throw HTTPServerError("cannot resolve \(host): \(String(cString: gai_strerror(status)))")
-        }
-        defer { freeaddrinfo(list) }
-
-        // IPv4 first: "localhost" usually resolves to ::1 as well, and clients mostly try 127.0.0.1.
-        var candidates: [UnsafeMutablePointer<addrinfo>] = []
-        var next: UnsafeMutablePointer<addrinfo>? = list
-        while let info = next {
-            candidates.append(info)
-            next = info.pointee.ai_next
-        }
-        candidates.sort { ($0.pointee.ai_family == AF_INET ? 0 : 1) < ($1.pointee.ai_family == AF_INET ? 0 : 1) }
-
-        var lastError = HTTPServerError("cannot listen on \(place): no address found")
-        for info in candidates {
-            do {
-                return try bind(info.pointee)
-            } catch let error {
-                lastError = HTTPServerError("cannot listen on \(place): \(error)")
+        return try StreamAddresses.withAddresses(
+            host: host, port: port, passive: true,
+            failure: { status in HTTPServerError("cannot resolve \(host): \(String(cString: gai_strerror(status)))") }
+        ) { (addresses: [addrinfo]) throws(HTTPServerError) -> Bound in
+            // IPv4 first: "localhost" usually resolves to ::1 as well, and clients mostly try 127.0.0.1.
+            let candidates = addresses.sorted { ($0.ai_family == AF_INET ? 0 : 1) < ($1.ai_family == AF_INET ? 0 : 1) }
+            var lastError = HTTPServerError("cannot listen on \(place): no address found")
+            for info in candidates {
+                do {
+                    return try bind(info)
+                } catch let error {
+                    lastError = HTTPServerError("cannot listen on \(place): \(error)")
+                }
             }
+            throw lastError
         }
-        throw lastError
     }
 
     private struct SystemCallError: Error, CustomStringConvertible {
