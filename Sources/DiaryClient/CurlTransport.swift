@@ -52,10 +52,7 @@ struct CurlTransport: HTTPTransport {
         } else {
             lines.append("request = \(quoted(request.method))")
         }
-        for (name, value) in request.headers.sorted(by: { $0.key < $1.key }) {
-            guard !name.isEmpty, !(name + value).unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
-                throw TransportFailure(reason: "the header \(name) contains a line break")
-            }
+        for (name, value) in try request.checkedHeaders() {
             lines.append("header = \(quoted("\(name): \(value)"))")
         }
         // curl would otherwise wait for "100 Continue" before a large body.
@@ -137,11 +134,11 @@ struct CurlTransport: HTTPTransport {
     /// The phrase for curl's exit status (see "EXIT CODES" in curl(1)), matching `SocketTransport`'s.
     static func failure(exitStatus: Int32, message: String) -> TransportFailure {
         switch exitStatus {
-        case 6: SocketTransport.Failure.unknownHost
-        case 7: SocketTransport.Failure.refused
-        case 28: SocketTransport.Failure.timedOut
-        case 18, 52, 55, 56: SocketTransport.Failure.closed
-        case 1, 8: SocketTransport.Failure.invalid  // 1 is also an answer in HTTP/0.9, that is, no HTTP at all
+        case 6: .unknownHost
+        case 7: .refused
+        case 28: .timedOut
+        case 18, 52, 55, 56: .closed
+        case 1, 8: .invalid  // 1 is also an answer in HTTP/0.9, that is, no HTTP at all
         case 3: TransportFailure(reason: "not an http:// or https:// URL")
         case 35, 51, 53, 54, 58, 59, 60, 64, 66, 77, 80, 82, 83, 90, 91, 98: TransportFailure(reason: "the TLS connection failed")
         default:

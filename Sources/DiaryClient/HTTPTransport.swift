@@ -61,4 +61,23 @@ protocol HTTPTransport: Sendable {
 /// the same whichever transport failed.
 struct TransportFailure: Error, Sendable, Equatable {
     var reason: String
+
+    static let refused = TransportFailure(reason: "Connection refused")
+    static let timedOut = TransportFailure(reason: "no answer within the time limit")
+    static let unknownHost = TransportFailure(reason: "unknown host")
+    static let closed = TransportFailure(reason: "the connection closed before the answer was complete")
+    static let invalid = TransportFailure(reason: "the answer was not valid HTTP")
+}
+
+extension PreparedRequest {
+    /// The header fields by name, each checked: a line break in a value (a pasted token) would
+    /// start a header of its own on the wire, or a line of its own in curl's config.
+    func checkedHeaders() throws(TransportFailure) -> [(name: String, value: String)] {
+        try headers.sorted { $0.key < $1.key }.map { (name, value) throws(TransportFailure) in
+            guard !name.isEmpty, !(name + value).unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
+                throw TransportFailure(reason: "the header \(name) contains a line break")
+            }
+            return (name, value)
+        }
+    }
 }

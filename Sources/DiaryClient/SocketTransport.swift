@@ -42,13 +42,9 @@ struct SocketTransport: HTTPTransport {
     /// The request's bytes on the wire: request line, headers, blank line, body.
     static func encode(_ request: PreparedRequest, address: Address) throws(TransportFailure) -> [UInt8] {
         var head = "\(request.method) \(address.target) HTTP/1.1\r\nHost: \(address.hostHeader)\r\nConnection: close\r\n"
-        for (name, value) in request.headers.sorted(by: { $0.key < $1.key }) {
+        for (name, value) in try request.checkedHeaders() {
             let lower = name.lowercased()
             guard lower != "host", lower != "connection", lower != "content-length" else { continue }
-            // A line break in a value (a pasted token) would start a header of its own.
-            guard !name.isEmpty, !(name + value).unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
-                throw TransportFailure(reason: "the header \(name) contains a line break")
-            }
             head += "\(name): \(value)\r\n"
         }
         let body = request.body ?? Data()
@@ -78,7 +74,7 @@ struct SocketTransport: HTTPTransport {
             let values = Set(length.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) })
             guard values.count == 1, let text = values.first, !text.isEmpty, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),
                   let count = Int(text) else {
-                throw Failure.invalid
+                throw TransportFailure.invalid
             }
             body = try reader.read(count: count)
         } else {
@@ -109,16 +105,16 @@ struct SocketTransport: HTTPTransport {
         guard bytes.count >= 12, statusLine.hasPrefix("HTTP/1."), (48...57).contains(bytes[7]), bytes[8] == 32,
               bytes[9...11].allSatisfy({ $0 >= 48 && $0 <= 57 }), bytes.count == 12 || bytes[12] == 32,
               let status = Int(String(decoding: bytes[9...11], as: UTF8.self)), status >= 100
-        else { throw Failure.invalid }
+        else { throw TransportFailure.invalid }
         var headers: [String: String] = [:]
         var total = statusLine.utf8.count
         while true {
             let line = try reader.readLine()
             if line.isEmpty { break }
             total += line.utf8.count
-            guard total <= Reader.maxHead, let colon = line.firstIndex(of: ":") else { throw Failure.invalid }
+            guard total <= Reader.maxHead, let colon = line.firstIndex(of: ":") else { throw TransportFailure.invalid }
             let name = line[..<colon]
-            guard !name.isEmpty, !name.contains(where: { $0 == " " || $0 == "\t" }) else { throw Failure.invalid }
+            guard !name.isEmpty, !name.contains(where: { $0 == " " || $0 == "\t" }) else { throw TransportFailure.invalid }
             let value = line[line.index(after: colon)...].trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
             let key = name.lowercased()
             if let earlier = headers[key] {
@@ -136,11 +132,11 @@ struct SocketTransport: HTTPTransport {
             let line = try reader.readLine()
             let sizeText = line.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces)
             guard !sizeText.isEmpty, sizeText.count <= 15, sizeText.allSatisfy(\.isHexDigit), let size = Int(sizeText, radix: 16) else {
-                throw Failure.invalid
+                throw TransportFailure.invalid
             }
             if size == 0 { break }
             body += try reader.read(count: size)
-            guard try reader.readLine().isEmpty else { throw Failure.invalid }
+            guard try reader.readLine().isEmpty else { throw TransportFailure.invalid }
         }
         // Trailer fields, up to the blank line; a close right after the last chunk loses nothing.
         for _ in 0..<100 {
@@ -151,36 +147,21 @@ struct SocketTransport: HTTPTransport {
 
     // MARK: - Failures
 
-    /// Runs a socket call; its failure becomes the transport's phrase for it.
+    /// Runs a socket call; its failure becomes the phrase every transport gives for it.
     static func mapping<T>(_ call: () throws(ClientSocket.Failure) -> T) throws(TransportFailure) -> T {
         do {
             return try call()
         } catch {
-            throw Failure.from(error)
-        }
-    }
-
-    /// The phrases every transport gives (URLSession's own descriptions were long and varied).
-    enum Failure {
-        static let refused = TransportFailure(reason: "Connection refused")
-        static let timedOut = TransportFailure(reason: "no answer within the time limit")
-        static let unknownHost = TransportFailure(reason: "unknown host")
-        static let closed = TransportFailure(reason: "the connection closed before the answer was complete")
-        static let invalid = TransportFailure(reason: "the answer was not valid HTTP")
-
-        /// The phrase for a socket failure.
-        static func from(_ failure: ClientSocket.Failure) -> TransportFailure {
-            switch failure.kind {
-            case .refused: refused
-            case .timedOut: timedOut
-            case .unknownHost: unknownHost
-            case .closed: closed
-            case .other: TransportFailure(reason: failure.reason)
+            switch error.kind {
+            case .refused: throw .refused
+            case .timedOut: throw .timedOut
+            case .unknownHost: throw .unknownHost
+            case .closed: throw .closed
+            case .other: throw TransportFailure(reason: error.reason)
             }
         }
     }
 }
-
 
 // MARK: - Address
 
@@ -285,15 +266,15 @@ extension SocketTransport {
                     return line
                 }
                 scanned = buffer.count - position
-                guard scanned <= Self.maxHead else { throw Failure.invalid }
-                guard try fill() else { throw Failure.closed }
+                guard scanned <= Self.maxHead else { throw TransportFailure.invalid }
+                guard try fill() else { throw TransportFailure.closed }
             }
         }
 
         /// Exactly `count` bytes; fewer before the end of the stream is a truncated answer.
         mutating func read(count: Int) throws(TransportFailure) -> [UInt8] {
             while buffer.count - position < count {
-                guard try fill() else { throw Failure.closed }
+                guard try fill() else { throw TransportFailure.closed }
             }
             let bytes = Array(buffer[position..<position + count])
             position += count
