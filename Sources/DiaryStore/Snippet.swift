@@ -28,8 +28,10 @@ public enum Snippet {
         // Matches inside the window, merged where they overlap.
         var marked: [Range<Int>] = []
         for match in matches.sorted(by: { $0.lowerBound < $1.lowerBound }) {
-            let clipped = max(match.lowerBound, start)..<min(match.upperBound, end)
-            guard !clipped.isEmpty else { continue }
+            // No match starts before the window, but a later one can lie wholly after it.
+            let lower = max(match.lowerBound, start), upper = min(match.upperBound, end)
+            guard lower < upper else { continue }
+            let clipped = lower..<upper
             if let last = marked.last, clipped.lowerBound <= last.upperBound {
                 marked[marked.count - 1] = last.lowerBound..<max(last.upperBound, clipped.upperBound)
             } else {

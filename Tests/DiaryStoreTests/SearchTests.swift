@@ -56,6 +56,14 @@ import Testing
         }
     }
 
+    /// Found by `diary-fuzz --seed 392084`: a second term matching only past the window trapped.
+    @Test func leavesOutMatchesPastTheSnippet() {
+        let body = "needle " + String(repeating: "x", count: 200) + " thread"
+        let snippet = Snippet.make(title: "", body: body, terms: ["thread", "needle"])
+        #expect(snippet == "<mark>needle</mark> " + String(repeating: "x", count: Snippet.length - 7) + "…")
+        #expect(Snippet.make(title: "", body: "ab", terms: ["b", "ab", "abc"]) == "<mark>ab</mark>")
+    }
+
     @Test func filtersByDateTagAndTheirCombination() throws {
         try withStore { store, clock in
             let alice = try seed(store, clock, corpus)
