@@ -1,4 +1,4 @@
-import DiaryAPI
+@testable import DiaryAPI
 import Foundation
 import Testing
 
@@ -92,6 +92,21 @@ import Testing
         #expect(try SearchQuery.terms(of: #"京都 "rainy day" kyo*"#) == ["京都", "rainy day", "kyo"])
         #expect(throws: SearchQuery.SyntaxError.self) { try SearchQuery.terms(of: #"an "open quote"#) }
         #expect(throws: SearchQuery.SyntaxError.self) { try SearchQuery.terms(of: "  * ") }
+    }
+
+    /// Bounds on the work one query can ask for: its length, and its distinct terms.
+    @Test func searchQueriesAreBounded() throws {
+        #expect(try SearchQuery.terms(of: "rain Rain rain \"rain\" rain*") == ["rain", "Rain"])
+        let eight = (1...SearchQuery.maxTerms).map { "w\($0)" }
+        #expect(try SearchQuery.terms(of: (eight + eight).joined(separator: " ")) == eight)
+        #expect(throws: SearchQuery.SyntaxError(message: "must hold at most 8 different words or phrases")) {
+            try SearchQuery.terms(of: (eight + ["w9"]).joined(separator: " "))
+        }
+        let longest = String(repeating: "京", count: SearchQuery.maxLength)
+        #expect(try SearchQuery.terms(of: longest) == [longest])
+        #expect(throws: SearchQuery.SyntaxError(message: "must be at most 200 characters")) { try SearchQuery.terms(of: longest + "x") }
+        // Code points, not characters: one character of many combining marks is not one.
+        #expect(throws: SearchQuery.SyntaxError.self) { try SearchQuery.terms(of: "e" + String(repeating: "\u{301}", count: 200)) }
     }
 
     @Test func tagsAreNormalised() throws {

@@ -42,6 +42,7 @@ import Testing
         ("q=%22open", "q"), ("q=", "q"), ("q=%20%20", "q"), ("order=foo", "order"), ("order=relevance", "order"),
         ("since=yesterday", "since"), ("until=2026-13-01", "until"), ("since=2026-11-02&until=2026-11-01", "since"),
         ("cursor=abc", "cursor"), ("cursor=", "cursor"), ("tag=a%2Cb", "tag"),
+        ("q=" + String(repeating: "e", count: 201), "q"), ("q=a+b+c+d+e+f+g+h+i", "q"),
     ])
     func refusesBadParametersWith400(query: String, parameter: String) throws {
         let t = try TestApplication()
