@@ -64,6 +64,15 @@ import Testing
         #expect(Snippet.make(title: "", body: "ab", terms: ["b", "ab", "abc"]) == "<mark>ab</mark>")
     }
 
+    /// Only the first `scanLimit` characters are searched, so a 2 MiB body costs what 10,000 do.
+    @Test func looksForMatchesInTheLeadingCharactersOnly() {
+        let filler = String(repeating: "x", count: Snippet.scanLimit - 6)
+        let early = Snippet.make(title: "", body: filler + "needle" + "y", terms: ["needle"])
+        #expect(early == "…" + String(repeating: "x", count: Snippet.length - 6) + "<mark>needle</mark>…")
+        #expect(Snippet.make(title: "", body: filler + "xneedle", terms: ["needle"]) == nil)
+        #expect(Snippet.make(title: "needle", body: filler + "xneedle", terms: ["needle"]) == "<mark>needle</mark>")
+    }
+
     @Test func filtersByDateTagAndTheirCombination() throws {
         try withStore { store, clock in
             let alice = try seed(store, clock, corpus)
