@@ -966,6 +966,7 @@ def case_hostile():
     row("page far past the end (page=10^15, per_page=100)", "200, an empty page, no overflow",
         f"{status}, {len((page or {}).get('entries', [None]))} entries", status == 200 and page["entries"] == [])
     case_search_parameters(h)
+    case_search_cost(h)
     case_import(h)
     case_injection(h)
     case_tokens(h)
@@ -1059,6 +1060,17 @@ def case_search_parameters(h):
     attempts += [(p[:24], build("GET", f"/api/entries?{p}"), {200, 400}, False) for p in others]
     h.check("search and filters: FTS5 syntax and SQL in q, tag, since, until, order, cursor",
             "200 (searched as text) or 400 problem; never 5xx", attempts)
+
+
+def case_search_cost(h):
+    """Queries that would hold a thread for minutes (each term walks the index or scans the
+    entries) are refused before SQLite sees them; repeats count once; the bounds still search."""
+    queries = [("1,000 words", " ".join(["rain"] * 1000), {400}), ("5,000-character phrase", '"' + "rain " * 1000 + '"', {400}),
+               ("9 short terms", " ".join("abcdefghi"), {400}), ("201 characters", "x" * 201, {400}),
+               ("8 short terms", " ".join("abcdefgh"), {200}), ("8 terms repeated 3 times", " ".join(list("abcdefgh") * 3), {200}),
+               ("200 characters", "x" * 200, {200})]
+    attempts = [(label, build("GET", f"/api/entries?q={quote(q)}"), statuses, False) for label, q, statuses in queries]
+    h.check("search cost: q over 200 characters or 8 different terms", "400 problem; at the bounds 200", attempts)
 
 
 def case_import(h):
