@@ -149,6 +149,18 @@ struct HTTPServerTests {
         }
     }
 
+    /// libmicrohttpd 0.9.75 hung without an answer once a query's arguments filled its pool.
+    @Test func aQueryOfManyArgumentsIsAnswered() throws {
+        let query = (0..<2_000).map { "t=\($0)" }.joined(separator: "&")
+        try withServer { server, _ in
+            let connection = try RawConnection(port: server.port)
+            try connection.send("GET /many?\(query) HTTP/1.1\r\nHost: test\r\n\r\n")
+            let response = try connection.readResponse()
+            #expect(response.status == 200)
+            #expect(response.header("X-Query") == query)
+        }
+    }
+
     @Test func headGetsTheGetHeadersWithoutABody() throws {
         try withServer { server, _ in
             let connection = try RawConnection(port: server.port)
