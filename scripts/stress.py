@@ -1070,7 +1070,14 @@ def case_search_cost(h):
                ("8 short terms", " ".join("abcdefgh"), {200}), ("8 terms repeated 3 times", " ".join(list("abcdefgh") * 3), {200}),
                ("200 characters", "x" * 200, {200})]
     attempts = [(label, build("GET", f"/api/entries?q={quote(q)}"), statuses, False) for label, q, statuses in queries]
-    h.check("search cost: q over 200 characters or 8 different terms", "400 problem; at the bounds 200", attempts)
+    tags = [("21 different tags", [f"t{i}" for i in range(21)], {400}), ("1,100 different tags", [f"t{i}" for i in range(1100)], {400}),
+            ("20 different tags", [f"t{i}" for i in range(20)], {200}), ("one tag 2,000 times", ["travel"] * 2000, {200})]
+    attempts += [(label, build("GET", "/api/entries?" + "&".join(f"tag={t}" for t in names)), statuses, False)
+                 for label, names, statuses in tags]
+    # 2,000 arguments nothing reads: libmicrohttpd's pool ran out on them and the connection hung.
+    attempts.append(("2,000 unknown arguments", build("GET", "/api/entries?" + "&".join(f"x{i}" for i in range(2000))), {200}, False))
+    h.check("search cost: q over 200 characters or 8 different terms, over 20 tags, many arguments",
+            "400 problem; at the bounds 200; never 5xx or no answer", attempts)
 
 
 def case_import(h):

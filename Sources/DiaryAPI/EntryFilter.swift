@@ -166,6 +166,11 @@ extension EndpointRequest {
             case .success(let tag): if !filter.tags.contains(tag) { filter.tags.append(tag) }
             case .failure(let error): throw ParameterError(name: "tag", message: error.message)
             }
+            // Each tag is one more condition in the query; past SQLite's expression depth that
+            // was a 503, and no entry can match more tags than it may hold.
+            guard filter.tags.count <= TagRules.maxPerEntry else {
+                throw ParameterError(name: "tag", message: "must name at most \(TagRules.maxPerEntry) different tags, as many as an entry holds")
+            }
         }
         if let cursor = queryValue("cursor") {
             guard !cursor.isEmpty else { throw ParameterError(name: "cursor", message: "must not be empty") }

@@ -43,6 +43,7 @@ import Testing
         ("since=yesterday", "since"), ("until=2026-13-01", "until"), ("since=2026-11-02&until=2026-11-01", "since"),
         ("cursor=abc", "cursor"), ("cursor=", "cursor"), ("tag=a%2Cb", "tag"),
         ("q=" + String(repeating: "e", count: 201), "q"), ("q=a+b+c+d+e+f+g+h+i", "q"),
+        ((1...21).map { "tag=t\($0)" }.joined(separator: "&"), "tag"),
     ])
     func refusesBadParametersWith400(query: String, parameter: String) throws {
         let t = try TestApplication()
