@@ -55,7 +55,7 @@ extension Problem {
                 errors: [FieldError(field: HTTPField.idempotencyKey, message: "was already used with a different request")]
             )
         case .unavailable:
-            self.init(title: "Service Unavailable", status: 503, detail: "The database cannot take this change now; nothing was written. Try again later.")
+            self.init(title: "Service Unavailable", status: 503, detail: "The database cannot answer now, and nothing was written. Try again later.")
         }
     }
 }
