@@ -14,8 +14,8 @@ public struct Entry: Codable, Sendable, Equatable {
     public var updated: Date
     /// Normalised tags (see `TagRules`), sorted; always encoded, possibly empty.
     public var tags: [String]
-    /// In search results only: about 80 characters around the first match, matches wrapped in
-    /// `<mark>`…`</mark>`; never encoded when nil.
+    /// In search results only: about 80 characters around the first match as HTML text (see
+    /// `SnippetMarkup`), matches wrapped in `<mark>`…`</mark>`; never encoded when nil.
     public var snippet: String?
 
     public init(

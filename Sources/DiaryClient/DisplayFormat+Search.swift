@@ -16,10 +16,12 @@ extension DisplayFormat {
         }
     }
 
-    /// A snippet on one line, its `<mark>`s shown as `highlight` says.
-    public static func snippet(_ text: String, highlight: Highlight) -> String {
+    /// A snippet on one line as text: its `<mark>`s shown as `highlight` says, its entities
+    /// turned back into the characters they stand for.
+    public static func snippet(_ html: String, highlight: Highlight) -> String {
         let (open, close) = highlight == .bold ? ("\u{1B}[1m", "\u{1B}[0m") : ("[", "]")
-        return singleLine(text).replacingOccurrences(of: "<mark>", with: open).replacingOccurrences(of: "</mark>", with: close)
+        let shown = singleLine(html).replacingOccurrences(of: SnippetMarkup.open, with: open).replacingOccurrences(of: SnippetMarkup.close, with: close)
+        return SnippetMarkup.unescaped(shown)
     }
 
     /// "  3  travel", one row per tag, or "no tags yet".

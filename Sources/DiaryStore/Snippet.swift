@@ -1,6 +1,8 @@
+import DiaryAPI
+
 /// The `snippet` of a search result: about 80 characters of the body around the first match
-/// (of the title when only it matches), every match wrapped in `<mark>`…`</mark>`, and `…`
-/// where the text was cut. Terms match case-insensitively, as the search does.
+/// (of the title when only it matches), HTML-escaped, every match wrapped in `<mark>`…`</mark>`,
+/// and `…` where the text was cut. Terms match case-insensitively, as the search does.
 public enum Snippet {
     public static let length = 80
     /// Matches are looked for in this many leading characters only. A body can hold 2 MiB, and
@@ -46,10 +48,11 @@ public enum Snippet {
         var out = start > 0 ? "…" : ""
         var position = start
         for range in marked {
-            out += String(characters[position..<range.lowerBound]) + "<mark>" + String(characters[range]) + "</mark>"
+            out += SnippetMarkup.escaped(String(characters[position..<range.lowerBound]))
+            out += SnippetMarkup.open + SnippetMarkup.escaped(String(characters[range])) + SnippetMarkup.close
             position = range.upperBound
         }
-        out += String(characters[position..<end])
+        out += SnippetMarkup.escaped(String(characters[position..<end]))
         if end < characters.count || isCut { out += "…" }
         return out.replacingOccurrences(of: "\n", with: " ")
     }

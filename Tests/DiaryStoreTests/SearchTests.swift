@@ -64,6 +64,14 @@ import Testing
         #expect(Snippet.make(title: "", body: "ab", terms: ["b", "ab", "abc"]) == "<mark>ab</mark>")
     }
 
+    /// The snippet is HTML: a body's markup is text in it, and only the real matches are marked.
+    @Test func escapesTheTextOfASnippet() {
+        let body = #"if a < b && c > "d" it's <mark>no match</mark>, the needle is"#
+        let snippet = Snippet.make(title: "", body: body, terms: ["needle", "b &"])
+        #expect(snippet == "if a &lt; <mark>b &amp;</mark>&amp; c &gt; &quot;d&quot; it&#39;s &lt;mark&gt;no match&lt;/mark&gt;, the <mark>needle</mark> is")
+        #expect(SnippetMarkup.unescaped(SnippetMarkup.escaped(body + " &amp;lt;")) == body + " &amp;lt;")
+    }
+
     /// Only the first `scanLimit` characters are searched, so a 2 MiB body costs what 10,000 do.
     @Test func looksForMatchesInTheLeadingCharactersOnly() {
         let filler = String(repeating: "x", count: Snippet.scanLimit - 6)
