@@ -215,7 +215,7 @@ struct Handlers: Sendable {
         let entry = try run { () throws(StoreError) in
             try store.updateEntry(id: id, userID: user.id, title: title, body: body, tags: tags, precondition: context.entryPrecondition)
         }
-        return Reply(entry)
+        return Reply(entry, lastModified: entry.updated)
     }
 }
 

@@ -81,7 +81,7 @@ extension Router {
         }
     }
 
-    /// The success response: JSON, and for a GET a representation with a strong ETag, whose
+    /// The success response: JSON, and for a 200 a representation with a strong ETag; a GET's
     /// answer is 304 when the client's copy is current. Only a GET's representation is kept.
     private static func encode<E: APIEndpoint>(_ reply: Reply<E.Response>, for endpoint: E) -> Result<Representation, ResponseCache.Uncached> {
         var headers = HTTPHeaders.standard(contentType: "application/json; charset=utf-8", cacheable: E.access == .open)
@@ -104,10 +104,14 @@ extension Router {
             headers.add(HTTPField.link, PageLinks.header(for: paged, page: page))
             headers.add(HTTPField.totalCount, String(page.total))
         }
-        guard E.method == .GET, E.successStatus == 200 else {
+        guard E.successStatus == 200, [.GET, .PUT, .PATCH].contains(E.method) else {
             return uncached(HTTPResponse(status: E.successStatus, headers: headers, body: body))
         }
-        return .success(Representation(headers: headers, body: body, lastModified: reply.lastModified))
+        let representation = Representation(headers: headers, body: body, lastModified: reply.lastModified)
+        // A PUT or PATCH answers with the resource's new state, the bytes a GET now gives: its
+        // ETag is the one to send in the next If-Match (RFC 9110 §8.8.3), with no GET between.
+        guard E.method == .GET else { return uncached(representation.response) }
+        return .success(representation)
     }
 }
 

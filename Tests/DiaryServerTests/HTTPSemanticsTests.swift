@@ -91,6 +91,26 @@ final class ManualClock: Sendable {
         let latest = try #require(t.request("GET", path).headers["ETag"])
         #expect(t.request("DELETE", path, token: token, headers: [("If-Match", latest)]).status == 204)
     }
+
+    /// An edit's answer is the entry's new state, with the ETag and date a GET would give, so
+    /// the next edit can send it in If-Match without reading the entry again.
+    @Test func anEditAnswersWithTheNewETag() throws {
+        let t = try TestApplication()
+        let token = try t.addUser("alice")
+        let entry = try t.request("POST", "/api/entries", token: token, json: #"{"title":"a","body":"b"}"#).decoded(Entry.self)
+        let path = "/api/entries/\(entry.id)"
+        var tag = try #require(t.request("GET", path).headers["ETag"])
+        for (method, json) in [("PUT", #"{"title":"c","body":"d"}"#), ("PATCH", #"{"body":"e","tags":["x"]}"#)] {
+            let edited = t.request(method, path, token: token, json: json, headers: [("If-Match", tag)])
+            #expect(edited.status == 200, "\(method)")
+            let read = t.request("GET", path)
+            #expect(edited.headers["ETag"] != tag && edited.headers["ETag"] == read.headers["ETag"], "\(method)")
+            #expect(edited.headers["Last-Modified"] == read.headers["Last-Modified"] && edited.body == read.body, "\(method)")
+            #expect(edited.headers["Cache-Control"] == "no-store", "\(method)")
+            tag = try #require(edited.headers["ETag"])
+        }
+        #expect(t.request("DELETE", path, token: token, headers: [("If-Match", tag)]).status == 204)
+    }
 }
 
 // MARK: - Retry-safe posting
