@@ -166,51 +166,32 @@ struct SocketTransport: HTTPTransport {
 // MARK: - Address
 
 extension SocketTransport {
-    /// Where to connect and what to ask for, taken from the URL's text so that its percent
-    /// encoding goes on the wire unchanged.
+    /// Where to connect and what to ask for, in the URL's own percent encoding, which goes on
+    /// the wire unchanged (`URLComponents`' percent-encoded parts keep it).
     struct Address: Equatable {
         /// Name or address for `getaddrinfo`, without IPv6 brackets.
         var host: String
         var port: UInt16
-        /// The authority as written (`[::1]:8080`), for the `Host` header.
+        /// The authority (`[::1]:8080`), for the `Host` header.
         var hostHeader: String
         /// Path and query: `/api/entries?page=1`.
         var target: String
 
         init?(_ url: URL) {
-            let text = url.absoluteString
-            guard let schemeEnd = text.range(of: "://"), text[..<schemeEnd.lowerBound].lowercased() == "http" else { return nil }
-            let rest = text[schemeEnd.upperBound...]
-            let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
-            let authority = rest[..<authorityEnd]
-            guard !authority.isEmpty, !authority.contains("@") else { return nil }
-            var target = String(rest[authorityEnd...].prefix { $0 != "#" })
-            if !target.hasPrefix("/") { target = "/" + target }
-
-            let hostPart: Substring, portPart: Substring?
-            if authority.hasPrefix("[") {
-                guard let close = authority.firstIndex(of: "]") else { return nil }
-                hostPart = authority[authority.index(after: authority.startIndex)..<close]
-                let after = authority[authority.index(after: close)...]
-                guard after.isEmpty || after.hasPrefix(":") else { return nil }
-                portPart = after.isEmpty ? nil : after.dropFirst()
-            } else if let colon = authority.lastIndex(of: ":") {
-                hostPart = authority[..<colon]
-                portPart = authority[authority.index(after: colon)...]
-            } else {
-                hostPart = authority
-                portPart = nil
-            }
-            guard !hostPart.isEmpty else { return nil }
+            guard let parts = URLComponents(url: url, resolvingAgainstBaseURL: true), parts.scheme?.lowercased() == "http",
+                  parts.user == nil, parts.password == nil, let authorityHost = parts.percentEncodedHost, !authorityHost.isEmpty
+            else { return nil }
             var port: UInt16 = 80
-            if let portPart, !portPart.isEmpty {
-                guard let number = UInt16(portPart), number > 0 else { return nil }
-                port = number
+            if let number = parts.port {
+                guard let valid = UInt16(exactly: number), valid > 0 else { return nil }
+                port = valid
             }
-            self.host = String(hostPart)
+            let isBracketed = authorityHost.hasPrefix("[") && authorityHost.hasSuffix("]")
+            host = isBracketed ? String(authorityHost.dropFirst().dropLast()) : authorityHost
             self.port = port
-            self.hostHeader = String(authority)
-            self.target = target
+            hostHeader = parts.port.map { "\(authorityHost):\($0)" } ?? authorityHost
+            let path = parts.percentEncodedPath.isEmpty ? "/" : parts.percentEncodedPath
+            target = parts.percentEncodedQuery.map { path + "?" + $0 } ?? path
         }
     }
 }

@@ -92,9 +92,9 @@ extension SQLiteDiaryStore {
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(busyTimeout)
         if readonly {
-            // Up to 8 readers: at SQLite's default of 2 MiB of page
-            // cache each, they held a fifth of the server's peak RSS. The file's pages stay in
-            // the kernel's cache, and most answers come from the response cache anyway.
+            // Up to `ReaderConnections.maximumCount` readers: at SQLite's default of 2 MiB of
+            // page cache each, they held a fifth of the server's peak RSS. The file's pages stay
+            // in the kernel's cache, and most answers come from the response cache anyway.
             configuration.prepareDatabase { db in
                 try db.execute(sql: "PRAGMA cache_size = -512")
             }

@@ -44,6 +44,8 @@ struct Serve: ParsableCommand {
     }
 
     func run() throws {
+        // First, before opening the store starts GRDB's queues' threads.
+        HTTPServer.limitMallocArenas(4)
         let store: SQLiteDiaryStore
         do {
             store = try SQLiteDiaryStore(path: database.database)
@@ -51,7 +53,6 @@ struct Serve: ParsableCommand {
             FileHandle.standardError.write(Data("error: cannot open the database \(database.database): \(error)\n".utf8))
             throw ExitCode.failure
         }
-        HTTPServer.limitMallocArenas(4)
         var configuration = HTTPServerConfiguration()
         configuration.host = host
         configuration.port = port

@@ -107,6 +107,9 @@ import Testing
         #expect(bare.host == "diary.example" && bare.port == 80 && bare.hostHeader == "diary.example" && bare.target == "/?x=1")
         #expect(SocketTransport.Address(URL(string: "https://diary.example/")!) == nil)
         #expect(SocketTransport.Address(URL(string: "http://host:0/")!) == nil)
+        #expect(SocketTransport.Address(URL(string: "http://user@host/")!) == nil)
+        let escaped = try #require(SocketTransport.Address(URL(string: "http://h/a%2Fb?q=%E4%BA%AC+a%20b&tag=x")!))
+        #expect(escaped.target == "/a%2Fb?q=%E4%BA%AC+a%20b&tag=x", "the encoding goes on the wire as written")
     }
 
     // MARK: - Failures, as short reasons

@@ -29,7 +29,7 @@ import Testing
         }
     }
 
-    /// Many threads asking at once get watchers of their own; a commit is still seen by each.
+    /// Many threads asking at once ask different read connections; each still sees a commit.
     @Test func concurrentCallersAllSeeACommit() throws {
         try withStore { store, _ in
             let user = try store.createUser(name: "alice", tokenHash: newTokenHash())
