@@ -1,12 +1,15 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Dependency arrows point one way:
-//   executables → DiaryServer / DiaryClient / DiarySQLiteStore
-//   → DiaryAPI, DiaryStore, HTTPSockets, HTTPCore → C libraries (libmicrohttpd, SQLite).
+// Builds on Linux with glibc (Debian 12 and Swift 6 here): the transport, the sockets and the
+// terminal call glibc and libmicrohttpd directly, so there is no Apple platform to declare.
+//
+// Dependency arrows point one way (CONTRIBUTING.md draws them):
+//   executables → DiaryServer, DiaryClient, DiaryTerminal, MicroHTTPDServer, DiarySQLiteStore
+//   → DiaryAPI, DiaryStore, HTTPCore, APITokens, SearchSnippets
+//   → ByteEncodings and the modules that wrap C (MicroHTTPDServer, TCPSockets, ProcessControl, Terminal).
 let package = Package(
     name: "Diary",
-    platforms: [.macOS(.v14)],
     products: [
         .executable(name: "diary-server", targets: ["diary-server"]),
         .executable(name: "diary", targets: ["diary"]),
@@ -17,54 +20,73 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
-        // MARK: C libraries
+        // MARK: C libraries and the modules that wrap them
         .systemLibrary(
             name: "CMicroHTTPD",
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
+        /// The libmicrohttpd daemon serving an `HTTPResponder`: callbacks, suspended writes, streamed bodies.
+        .target(name: "MicroHTTPDServer", dependencies: ["CMicroHTTPD", "HTTPCore", "TCPSockets"]),
+        /// POSIX TCP sockets: address lookup, the listening socket, the client's connected socket.
+        .target(name: "TCPSockets"),
+        /// glibc's `<malloc.h>`, which the Glibc module leaves out.
+        .systemLibrary(name: "CMalloc"),
+        /// This process and others: termination signals, malloc arenas, running a program, private files.
+        .target(name: "ProcessControl", dependencies: ["CMalloc"]),
+        /// The terminal the process runs in.
+        .target(name: "Terminal"),
 
-        // MARK: Transport
+        // MARK: Plain Swift building blocks
+        /// Hex, base64url and percent encoding, written once for everyone.
+        .target(name: "ByteEncodings"),
+        /// A seeded generator for reproducible test data and fuzz runs.
+        .target(name: "SeededRandom"),
         /// Plain HTTP request and response values and the responder protocol; no C, no sockets.
-        .target(name: "HTTPCore"),
-        /// The only module that touches C pointers: the libmicrohttpd daemon serving an
-        /// `HTTPResponder`, and the plain client socket the CLI sends its request on.
-        .target(name: "HTTPSockets", dependencies: ["CMicroHTTPD", "HTTPCore"]),
+        .target(name: "HTTPCore", dependencies: ["ByteEncodings"]),
 
         // MARK: Contract and storage
-        /// The API contract shared by server and client: models and one type per endpoint.
-        .target(name: "DiaryAPI"),
-        /// The storage protocol the server depends on, with its errors and token hashing.
-        .target(name: "DiaryStore", dependencies: [
-            "DiaryAPI",
-            .product(name: "Crypto", package: "swift-crypto"),
+        /// The API contract shared by server and client: models, rules and one type per endpoint.
+        .target(name: "DiaryAPI", dependencies: ["ByteEncodings"]),
+        /// The storage contract: the protocol every store fills, its value types and its errors.
+        .target(name: "DiaryStore", dependencies: ["DiaryAPI"]),
+        /// API tokens: generating them, and the SHA-256 that is all a store keeps of them.
+        .target(name: "APITokens", dependencies: [
+            "DiaryStore", "ByteEncodings", .product(name: "Crypto", package: "swift-crypto"),
         ]),
+        /// The `snippet` of a search result, for every store.
+        .target(name: "SearchSnippets", dependencies: ["DiaryAPI"]),
         /// `DiaryStore` on an SQLite file through GRDB.
         .target(
             name: "DiarySQLiteStore",
-            dependencies: ["DiaryStore", "DiaryAPI", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["DiaryStore", "DiaryAPI", "SearchSnippets", .product(name: "GRDB", package: "GRDB.swift")],
             resources: [.embedInCode("schema.sql")]
         ),
 
-        // MARK: Server and client
-        /// Routing and handlers, transport-free: tested in-process without sockets.
+        // MARK: Server, client and terminal presentation
+        /// Routing, handlers, cursors and the response cache, transport-free: tested in-process.
         .target(
             name: "DiaryServer",
-            dependencies: ["DiaryAPI", "DiaryStore", "HTTPCore"],
+            dependencies: [
+                "DiaryAPI", "DiaryStore", "HTTPCore", "APITokens", "ByteEncodings",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             resources: [.embedInCode("openapi.json")]
         ),
-        /// Sends any `APIEndpoint` and decodes its response.
-        .target(name: "DiaryClient", dependencies: ["DiaryAPI", "HTTPSockets"]),
+        /// Sends any `APIEndpoint` and decodes its response; no libmicrohttpd.
+        .target(name: "DiaryClient", dependencies: ["DiaryAPI", "ByteEncodings", "TCPSockets"]),
+        /// How the `diary` command shows things on a terminal or in a pipe.
+        .target(name: "DiaryTerminal", dependencies: ["DiaryAPI"]),
 
         // MARK: Executables
         .executableTarget(name: "diary-server", dependencies: [
-            "DiaryServer", "DiarySQLiteStore", "DiaryStore", "HTTPSockets",
+            "DiaryServer", "DiarySQLiteStore", "DiaryStore", "APITokens", "MicroHTTPDServer", "ProcessControl", "SeededRandom",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(
             name: "diary",
             dependencies: [
-                "DiaryClient", "DiaryAPI",
+                "DiaryClient", "DiaryAPI", "DiaryTerminal", "ProcessControl", "Terminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // The Swift runtime and Foundation linked in: a run of the CLI spent more time
@@ -76,17 +98,21 @@ let package = Package(
 
         /// Feeds arbitrary requests to the in-process router: seeded random, or libFuzzer with -DFUZZING.
         .executableTarget(
-            name: "diary-fuzz", dependencies: ["DiaryServer", "DiarySQLiteStore", "DiaryStore", "HTTPCore"], path: "Fuzz/diary-fuzz"
+            name: "diary-fuzz",
+            dependencies: ["DiaryServer", "DiarySQLiteStore", "DiaryStore", "HTTPCore", "APITokens", "SeededRandom"],
+            path: "Fuzz/diary-fuzz"
         ),
 
         // MARK: Tests
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPSockets", "HTTPCore"]),
-        .testTarget(name: "DiaryAPITests", dependencies: ["DiaryAPI"]),
-        .testTarget(name: "DiaryStoreTests", dependencies: ["DiarySQLiteStore", "DiaryStore", "DiaryAPI"]),
+        .testTarget(name: "MicroHTTPDServerTests", dependencies: ["MicroHTTPDServer", "HTTPCore", "ProcessControl"]),
+        .testTarget(name: "DiaryAPITests", dependencies: ["DiaryAPI", "ByteEncodings"]),
+        .testTarget(name: "DiaryStoreTests", dependencies: ["DiarySQLiteStore", "DiaryStore", "DiaryAPI", "APITokens"]),
+        .testTarget(name: "SearchSnippetsTests", dependencies: ["SearchSnippets", "DiaryAPI"]),
         .testTarget(name: "DiaryServerTests", dependencies: [
-            "DiaryServer", "DiarySQLiteStore", "DiaryStore", "DiaryAPI", "HTTPCore",
+            "DiaryServer", "DiarySQLiteStore", "DiaryStore", "DiaryAPI", "HTTPCore", "APITokens", "ByteEncodings",
         ]),
         .testTarget(name: "DiaryClientTests", dependencies: ["DiaryClient", "DiaryAPI"]),
+        .testTarget(name: "DiaryTerminalTests", dependencies: ["DiaryTerminal", "DiaryAPI"]),
         .testTarget(name: "EndToEndTests", dependencies: ["DiaryAPI"]),
     ]
 )

@@ -1,3 +1,4 @@
+import SeededRandom
 import Foundation
 
 // Two ways in. Built with `-Xswiftc -DFUZZING -Xswiftc -sanitize=fuzzer`, main hands over to

@@ -1,3 +1,4 @@
+import APITokens
 import DiarySQLiteStore
 import DiaryServer
 import DiaryStore

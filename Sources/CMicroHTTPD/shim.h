@@ -8,7 +8,4 @@
 #include <stdarg.h>
 #include <microhttpd.h>
 
-// mallopt, for HTTPServer.limitMallocArenas.
-#include <malloc.h>
-
 #endif

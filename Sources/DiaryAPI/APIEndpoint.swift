@@ -1,3 +1,4 @@
+import ByteEncodings
 import Foundation
 
 public enum HTTPMethod: String, Sendable, CaseIterable {
@@ -138,8 +139,6 @@ public struct PageRequest: Sendable, Equatable {
         self.page = page
         self.perPage = perPage
     }
-
-    public var offset: Int { (page - 1) * perPage }
 
     var queryItems: [URLQueryItem] {
         [URLQueryItem(name: "page", value: String(page)), URLQueryItem(name: "per_page", value: String(perPage))]

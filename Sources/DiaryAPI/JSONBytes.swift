@@ -1,3 +1,4 @@
+import ByteEncodings
 import Foundation
 
 /// JSON written straight into bytes: for the models the server sends most, byte for byte
@@ -60,8 +61,6 @@ public struct JSONBytes {
         bytes.append(UInt8(ascii: "\""))
     }
 
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
     private mutating func escape(_ byte: UInt8) {
         switch byte {
         case UInt8(ascii: "\""): raw("\\\"")
@@ -73,8 +72,8 @@ public struct JSONBytes {
         case 0x0D: raw("\\r")
         default:
             raw("\\u00")
-            bytes.append(Self.hexDigits[Int(byte >> 4)])
-            bytes.append(Self.hexDigits[Int(byte & 0xF)])
+            bytes.append(Hex.lowercaseDigits[Int(byte >> 4)])
+            bytes.append(Hex.lowercaseDigits[Int(byte & 0xF)])
         }
     }
 

@@ -1,3 +1,5 @@
+import ByteEncodings
+
 /// A path such as `/api/entries/{entry_id}`: literal segments and named parameters.
 public struct PathTemplate: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral {
     public enum Segment: Sendable, Hashable {

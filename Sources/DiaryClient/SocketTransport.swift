@@ -1,5 +1,5 @@
 import Foundation
-import HTTPSockets
+import TCPSockets
 
 /// `HTTPTransport` for `http://` URLs on a plain POSIX socket: one HTTP/1.1 exchange per
 /// connection (`Connection: close`).

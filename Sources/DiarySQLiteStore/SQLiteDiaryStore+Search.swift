@@ -1,4 +1,5 @@
 import DiaryAPI
+import SearchSnippets
 import DiaryStore
 import Foundation
 import GRDB
@@ -142,8 +143,7 @@ struct EntrySQL {
             offset = overflow ? Int.max - 1 : pageOffset
         }
         select = """
-            \(SQLiteDiaryStore.entryColumns)\(Self.whereClause(pageConditions))
-            ORDER BY e.created DESC, e.entry_id DESC LIMIT ? OFFSET ?
+            \(SQLiteDiaryStore.entryColumns)\(Self.whereClause(pageConditions)) \(SQLiteDiaryStore.newestFirst)
             """
         selectArguments = StatementArguments(pageArguments + [fetched, offset])
     }

@@ -1,5 +1,6 @@
 import Foundation
 import DiaryAPI
+import APITokens
 import DiaryStore
 import HTTPCore
 

@@ -1,3 +1,4 @@
+import ByteEncodings
 import Foundation
 
 /// Strong entity tags made from a response's bytes, and the `If-Match` / `If-None-Match` lists
@@ -12,13 +13,7 @@ enum EntityTag {
             hash ^= UInt64(byte)
             hash &*= 0x0000_0100_0000_01b3
         }
-        let hex = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = [UInt8(ascii: "\"")]
-        for shift in stride(from: 60, through: 0, by: -4) {
-            text.append(hex[Int((hash >> UInt64(shift)) & 0xF)])
-        }
-        text.append(UInt8(ascii: "\""))
-        return String(decoding: text, as: UTF8.self)
+        return "\"" + Hex.lowercase(hash) + "\""
     }
 
     /// Whether a condition header (`*` or a comma-separated list of tags) names `tag`.

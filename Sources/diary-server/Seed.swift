@@ -1,8 +1,10 @@
 import ArgumentParser
 import DiaryAPI
+import APITokens
 import DiarySQLiteStore
 import DiaryStore
 import Foundation
+import SeededRandom
 
 /// `diary-server seed`: fills a new database with users, diaries and entries through the store
 /// (not HTTP), for `scripts/bench`. Hidden from help: it is a tool, not part of the service.
@@ -82,20 +84,8 @@ enum SeedText {
     ]
 }
 
-/// A small fast PRNG with a fixed seed, so seeded databases are reproducible.
-struct SplitMix64 {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next(_ bound: Int) -> Int {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return Int((z ^ (z >> 31)) % UInt64(bound))
-    }
-
+/// Seed text drawn from a fixed-seed generator, so seeded databases are reproducible.
+extension SplitMix64 {
     mutating func words(_ count: Int) -> String {
         (0..<count).map { _ in SeedText.words[next(SeedText.words.count)] }.joined(separator: " ")
     }

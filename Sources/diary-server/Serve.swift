@@ -2,7 +2,8 @@ import ArgumentParser
 import DiarySQLiteStore
 import DiaryServer
 import Foundation
-import HTTPSockets
+import MicroHTTPDServer
+import ProcessControl
 
 struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -45,7 +46,7 @@ struct Serve: ParsableCommand {
 
     func run() throws {
         // First, before opening the store starts GRDB's queues' threads.
-        HTTPServer.limitMallocArenas(4)
+        MallocArenas.limit(4)
         let store: SQLiteDiaryStore
         do {
             store = try SQLiteDiaryStore(path: database.database)
@@ -64,7 +65,7 @@ struct Serve: ParsableCommand {
         let application = DiaryApplication(store: store, configuration: .init(corsOrigins: corsOrigins, responseCacheBytes: responseCache << 20)) { message in
             FileHandle.standardError.write(Data("diary-server: \(message)\n".utf8))
         }
-        HTTPServer.blockTerminationSignals()
+        TerminationSignals.block()
         let server = HTTPServer(configuration: configuration, responder: application)
         do {
             try server.start()
@@ -74,7 +75,7 @@ struct Serve: ParsableCommand {
         }
         // One unbuffered write: stdout is often a pipe, and whoever waits for this line must get it now.
         FileHandle.standardOutput.write(Data("listening on http://\(host):\(server.port)\n".utf8))
-        let signal = HTTPServer.waitForTerminationSignal()
+        let signal = TerminationSignals.wait()
         FileHandle.standardError.write(Data("diary-server: signal \(signal), finishing requests in flight\n".utf8))
         server.shutdown(gracePeriod: .seconds(4))
     }

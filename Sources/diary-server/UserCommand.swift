@@ -1,5 +1,6 @@
 import ArgumentParser
 import DiarySQLiteStore
+import APITokens
 import DiaryStore
 import Foundation
 

@@ -1,9 +1,6 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ProcessControl
+import Terminal
 
 // MARK: - Editor
 
@@ -14,7 +11,7 @@ enum Editor {
     static func edit(_ initial: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String {
         let editor = environment["EDITOR"].flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 } ?? "vi"
         let path = try makeTemporaryFile(holding: initial)
-        defer { unlink(path) }
+        defer { try? FileManager.default.removeItem(atPath: path) }
 
         // Through the shell, so that EDITOR may carry arguments ("code --wait"); the path is passed as $1.
         let status = try run(["/bin/sh", "-c", editor + " \"$1\"", "diary-editor", path], environment: environment)
@@ -37,46 +34,22 @@ enum Editor {
 
     /// A new file readable only by the user, such as `/tmp/diary-Ab3xYz.md`, holding `text`.
     private static func makeTemporaryFile(holding text: String, prefix: String = "diary") throws -> String {
-        let directory = FileManager.default.temporaryDirectory.path
-        var template = Array((directory + "/\(prefix)-XXXXXX.md").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, 3) }
-        guard fd >= 0 else {
-            throw CommandFailure("cannot create a temporary file in \(directory): \(String(cString: strerror(errno)))")
-        }
-        let path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         do {
-            try handle.write(contentsOf: Data(text.utf8))
-            try handle.close()
+            return try PrivateFile.create(
+                in: FileManager.default.temporaryDirectory.path, prefix: prefix, suffix: "md", holding: Array(text.utf8)
+            )
         } catch {
-            unlink(path)
-            throw CommandFailure("cannot write the temporary file \(path)")
+            throw CommandFailure(error.description)
         }
-        return path
     }
 
-    /// Runs `arguments` with the terminal inherited and waits; returns its exit status
-    /// (128 + signal number when a signal ended it).
+    /// Runs `arguments` with the terminal inherited and waits; returns its exit status.
     private static func run(_ arguments: [String], environment: [String: String]) throws -> Int32 {
-        let argv = arguments.map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
+        do {
+            return try ChildProcess.run(arguments, environment: environment)
+        } catch {
+            throw CommandFailure("cannot run the editor: \(error)")
         }
-        var pid = pid_t()
-        let spawned = posix_spawn(&pid, arguments[0], nil, nil, argv, envp)
-        guard spawned == 0 else {
-            throw CommandFailure("cannot start the editor: \(String(cString: strerror(spawned)))")
-        }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else {
-                throw CommandFailure("lost track of the editor: \(String(cString: strerror(errno)))")
-            }
-        }
-        let signal = status & 0x7f
-        return signal == 0 ? (status >> 8) & 0xff : 128 + signal
     }
 }
 
@@ -84,7 +57,7 @@ enum Editor {
 
 enum StandardInput {
     /// Whether standard input is a terminal (a person typing) rather than a pipe or file.
-    static var isTerminal: Bool { isatty(STDIN_FILENO) != 0 }
+    static var isTerminal: Bool { Terminal.isTerminal(.input) }
 
     /// All of standard input as UTF-8 text.
     static func readAll() throws -> String {

@@ -1,7 +1,9 @@
 import ArgumentParser
 import DiaryAPI
 import DiaryClient
+import DiaryTerminal
 import Foundation
+import Terminal
 
 // MARK: - diary export
 
@@ -153,7 +155,7 @@ enum ImportFile {
 struct ProgressBar {
     let total: Int
     let label: String
-    private let visible = isatty(STDERR_FILENO) != 0
+    private let visible = Terminal.isTerminal(.error)
     private var drawn = false
 
     init(total: Int, label: String) {

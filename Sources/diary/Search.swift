@@ -1,7 +1,9 @@
 import ArgumentParser
 import DiaryAPI
 import DiaryClient
+import DiaryTerminal
 import Foundation
+import Terminal
 
 // MARK: - diary search
 
@@ -54,7 +56,7 @@ extension DiaryCommand {
                 Output.write("nothing found")
                 return
             }
-            let highlight: DisplayFormat.Highlight = isatty(STDOUT_FILENO) != 0 ? .bold : .brackets
+            let highlight: DisplayFormat.Highlight = Terminal.isTerminal(.output) ? .bold : .brackets
             var lines = DisplayFormat.searchRows(page.entries, highlight: highlight)
             lines.append(DisplayFormat.count(page.total, "result", "results"))
             Output.write(lines.joined(separator: "\n"))

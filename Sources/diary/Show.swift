@@ -1,6 +1,7 @@
 import ArgumentParser
 import DiaryAPI
 import DiaryClient
+import DiaryTerminal
 
 // MARK: - diary show
 

@@ -1,3 +1,4 @@
+import ByteEncodings
 import DiaryAPI
 import DiaryServer
 import Foundation

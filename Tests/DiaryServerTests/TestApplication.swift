@@ -1,6 +1,7 @@
 import DiaryAPI
 import DiarySQLiteStore
 import DiaryServer
+import APITokens
 import DiaryStore
 import Foundation
 import HTTPCore

@@ -1,4 +1,5 @@
 import DiaryAPI
+import APITokens
 import DiaryStore
 @testable import DiarySQLiteStore
 import Foundation

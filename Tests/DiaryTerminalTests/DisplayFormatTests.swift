@@ -1,5 +1,5 @@
 import DiaryAPI
-import DiaryClient
+import DiaryTerminal
 import Testing
 
 @Suite struct DisplayFormatTests {

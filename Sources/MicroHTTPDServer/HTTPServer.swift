@@ -1,6 +1,7 @@
 import CMicroHTTPD
 import Glibc
 import HTTPCore
+import TCPSockets
 import Synchronization
 
 /// Why the server could not start, in words fit for a log line
@@ -59,7 +60,7 @@ public final class HTTPServer: Sendable {
     }
 
     /// Binds the socket and starts the worker threads; returns once the server accepts connections.
-    /// Block termination signals before this (see `blockTerminationSignals()`): the workers inherit the mask.
+    /// Block termination signals before this (see `TerminationSignals.block()` in ProcessControl): the workers inherit the mask.
     public func start() throws(HTTPServerError) {
         try lifecycle.withLock { (lifecycle: inout Lifecycle) throws(HTTPServerError) in
             switch lifecycle {
@@ -68,7 +69,12 @@ public final class HTTPServer: Sendable {
             case .idle: break
             }
             try validate(configuration)
-            let socket = try ListeningSocket.open(host: configuration.host, port: configuration.port)
+            let socket: ListeningSocket.Bound
+            do throws(ListeningSocket.Failure) {
+                socket = try ListeningSocket.open(host: configuration.host, port: configuration.port)
+            } catch {
+                throw HTTPServerError(error.description)
+            }
             let context = DaemonContext(responder: responder, maxBodySize: configuration.maxBodySize, blockingThreads: configuration.blockingThreads)
             guard let daemon = startDaemon(listening: socket.descriptor, context: context) else {
                 let code = errno

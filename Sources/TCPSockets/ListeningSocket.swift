@@ -1,28 +1,37 @@
 import Glibc
 
-/// Opens the listening socket before libmicrohttpd starts, so a failure can name its cause
-/// (`MHD_start_daemon` only returns NULL) and port 0 can be read back with `getsockname`.
-enum ListeningSocket {
+/// Opens a listening socket for a server that takes it over (libmicrohttpd), so that a failure
+/// can name its cause (`MHD_start_daemon` only returns NULL) and port 0 can be read back.
+public enum ListeningSocket {
     /// A bound, listening, non-blocking socket and the port it got.
-    struct Bound {
-        var descriptor: Int32
-        var port: Int
+    public struct Bound: Sendable {
+        public var descriptor: Int32
+        public var port: Int
     }
 
-    static func open(host: String, port: Int) throws(HTTPServerError) -> Bound {
+    /// Why no socket could listen: the resolver's or the system's words, and the address.
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public var description: String
+
+        init(_ description: String) {
+            self.description = description
+        }
+    }
+
+    public static func open(host: String, port: Int) throws(Failure) -> Bound {
         let place = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         return try StreamAddresses.withAddresses(
             host: host, port: port, passive: true,
-            failure: { status in HTTPServerError("cannot resolve \(host): \(String(cString: gai_strerror(status)))") }
-        ) { (addresses: [addrinfo]) throws(HTTPServerError) -> Bound in
+            failure: { status in Failure("cannot resolve \(host): \(String(cString: gai_strerror(status)))") }
+        ) { (addresses: [addrinfo]) throws(Failure) -> Bound in
             // IPv4 first: "localhost" usually resolves to ::1 as well, and clients mostly try 127.0.0.1.
             let candidates = addresses.sorted { ($0.ai_family == AF_INET ? 0 : 1) < ($1.ai_family == AF_INET ? 0 : 1) }
-            var lastError = HTTPServerError("cannot listen on \(place): no address found")
+            var lastError = Failure("cannot listen on \(place): no address found")
             for info in candidates {
                 do {
                     return try bind(info)
                 } catch let error {
-                    lastError = HTTPServerError("cannot listen on \(place): \(error)")
+                    lastError = Failure("cannot listen on \(place): \(error)")
                 }
             }
             throw lastError

@@ -1,20 +1,22 @@
+import ByteEncodings
 import Crypto
 import DiaryAPI
+import DiaryStore
 import Foundation
 
 /// Signs and reads the paging cursors of the API: `base64url(payload).base64url(mac)`, where the
 /// MAC is HMAC-SHA256 under the database's secret, cut to 16 bytes. The payload holds the
 /// position and a hash of the filter and diary it was made for, so a cursor altered, forged
 /// or carried to another list is refused.
-public struct CursorCodec: Sendable {
+struct CursorCodec: Sendable {
     let secret: [UInt8]
 
-    public init(secret: [UInt8]) {
+    init(secret: [UInt8]) {
         self.secret = secret
     }
 
     /// The cursor that continues a list at `position`.
-    public func encode(_ position: EntryPosition, filter: EntryFilter, diaryID: Int64?) -> String {
+    func encode(_ position: EntryPosition, filter: EntryFilter, diaryID: Int64?) -> String {
         let scope = Self.scope(filter: filter, diaryID: diaryID)
         let payload: String
         switch position {
@@ -26,7 +28,7 @@ public struct CursorCodec: Sendable {
     }
 
     /// The position `text` names, or nil when it is malformed, altered or made for another list.
-    public func decode(_ text: String, filter: EntryFilter, diaryID: Int64?) -> EntryPosition? {
+    func decode(_ text: String, filter: EntryFilter, diaryID: Int64?) -> EntryPosition? {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, let payload = Base64URL.decode(parts[0]), let sent = Base64URL.decode(parts[1]),
               // Only the one canonical spelling: unused low bits of the last character must be zero.
@@ -58,24 +60,6 @@ public struct CursorCodec: Sendable {
     /// 16 hex digits of a hash of what the list is (filter and diary), without the cursor.
     private static func scope(filter: EntryFilter, diaryID: Int64?) -> String {
         let text = filter.fingerprint + "\u{1F}" + (diaryID.map(String.init) ?? "")
-        return SHA256.hash(data: Array(text.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
-    }
-}
-
-/// Base64 with the URL-safe alphabet and no padding (RFC 4648 §5).
-enum Base64URL {
-    static func encode(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-
-    static func decode(_ text: Substring) -> [UInt8]? {
-        guard text.utf8.allSatisfy({ byte in
-            (65...90).contains(byte) || (97...122).contains(byte) || (48...57).contains(byte) || byte == 45 || byte == 95
-        }) else { return nil }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        return Data(base64Encoded: base64).map(Array.init)
+        return Hex.lowercase(SHA256.hash(data: Array(text.utf8)).prefix(8))
     }
 }

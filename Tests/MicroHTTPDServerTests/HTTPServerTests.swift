@@ -2,7 +2,8 @@ import Glibc
 import HTTPCore
 import Synchronization
 import Testing
-@testable import HTTPSockets
+@testable import MicroHTTPDServer
+import ProcessControl
 
 @Suite("HTTPServer over a real loopback socket")
 struct HTTPServerTests {
@@ -385,9 +386,9 @@ struct HTTPServerTests {
         result.pointee = 0
         var thread = pthread_t()
         let created = pthread_create(&thread, nil, { argument in
-            HTTPServer.blockTerminationSignals()
+            TerminationSignals.block()
             pthread_kill(pthread_self(), SIGTERM)
-            argument!.assumingMemoryBound(to: Int32.self).pointee = HTTPServer.waitForTerminationSignal()
+            argument!.assumingMemoryBound(to: Int32.self).pointee = TerminationSignals.wait()
             return nil
         }, result)
         #expect(created == 0)

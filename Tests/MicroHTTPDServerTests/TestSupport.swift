@@ -1,7 +1,7 @@
 import Glibc
 import HTTPCore
 import Synchronization
-@testable import HTTPSockets
+@testable import MicroHTTPDServer
 
 /// Echoes what the transport delivered, so the tests can check it byte for byte.
 struct EchoResponder: HTTPResponder {
