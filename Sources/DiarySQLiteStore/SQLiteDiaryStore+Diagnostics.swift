@@ -20,7 +20,7 @@ extension SQLiteDiaryStore {
             case .reader: return try pool.read { db in try String.fetchOne(db, sql: sql) }
             }
         } catch {
-            throw StoreError(error, subject: "pragma \(name)")
+            throw StoreError(error, subject: .operation("pragma \(name)"))
         }
     }
 
@@ -30,13 +30,13 @@ extension SQLiteDiaryStore {
         do {
             try pool.writeWithoutTransaction { db in try db.execute(sql: sql) }
         } catch {
-            throw StoreError(error, subject: "database \(path)")
+            throw StoreError(error, subject: .operation("database \(path)"))
         }
     }
 
     /// The `detail` lines of `EXPLAIN QUERY PLAN sql` with these arguments.
     func queryPlan(_ sql: String, arguments: [Int64]) throws(StoreError) -> [String] {
-        try read("query plan") { db in
+        try read(.operation("query plan")) { db in
             try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN \(sql)", arguments: StatementArguments(arguments))
                 .map { row in try row.decode(String.self, atIndex: 3) }
         }

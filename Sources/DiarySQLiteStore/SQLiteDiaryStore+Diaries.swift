@@ -5,29 +5,29 @@ import GRDB
 
 extension SQLiteDiaryStore {
     public func diaries() throws(StoreError) -> [Diary] {
-        try read("diaries") { db in
+        try read(.operation("diaries")) { db in
             let statement = try db.cachedStatement(sql: "\(Self.diaryColumns) ORDER BY d.diary_id")
             return try Row.fetchAll(statement).map(Self.diary(from:))
         }
     }
 
     public func diary(id: Int64) throws(StoreError) -> Diary? {
-        try read("diary \(id)") { db in
+        try read(.diary(id)) { db in
             try Self.fetchDiary(db, id: id)
         }
     }
 
     public func createDiary(ownerID: Int64, title: String, idempotency: IdempotencyKey?) throws(StoreError) -> Created<Diary> {
-        try write("new diary of user \(ownerID)") { db in
+        try write(.operation("new diary of user \(ownerID)")) { db in
             let now = now()
             if let idempotency, let earlier = try Self.resourceCreated(db, by: idempotency, userID: ownerID, resource: .diary, now: now.date) {
                 guard let diary = try Self.fetchDiary(db, id: earlier) else {
-                    throw StoreError(.notFound, subject: "diary \(earlier), which this idempotency key created,")
+                    throw StoreError(.notFound, .createdByKey(.diary(earlier)))
                 }
                 return Created(diary, replayed: true)
             }
             guard let owner = try Self.userName(db, id: ownerID) else {
-                throw StoreError(.notFound, subject: "user \(ownerID)")
+                throw StoreError(.notFound, .user(ownerID))
             }
             let id = try Self.insertDiary(db, ownerID: ownerID, title: title, now: now.text)
             if let idempotency {

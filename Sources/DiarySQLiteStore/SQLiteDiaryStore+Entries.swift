@@ -5,13 +5,13 @@ import GRDB
 
 extension SQLiteDiaryStore {
     public func entry(id: Int64) throws(StoreError) -> Entry? {
-        try read("entry \(id)") { db in
+        try read(.entry(id)) { db in
             try Self.fetchEntry(db, id: id)
         }
     }
 
     public func lastModified(diaryID: Int64?) throws(StoreError) -> Date? {
-        try read(diaryID.map { "diary \($0)" } ?? "diaries") { db in
+        try read(diaryID.map { .diary($0) } ?? .operation("diaries")) { db in
             let text: String?
             if let diaryID {
                 text = try String.fetchOne(db.cachedStatement(sql: "SELECT updated FROM diaries WHERE diary_id = ?"), arguments: [diaryID])
@@ -26,11 +26,11 @@ extension SQLiteDiaryStore {
         userID: Int64, diaryID: Int64?, title: String, body: String, tags: [String], created: Date?, idempotency: IdempotencyKey?
     ) throws(StoreError) -> Created<Entry> {
         let subject = diaryID.map { "new entry in diary \($0)" } ?? "new entry of user \(userID)"
-        return try write(subject) { db in
+        return try write(.operation(subject)) { db in
             let now = now()
             if let idempotency, let earlier = try Self.resourceCreated(db, by: idempotency, userID: userID, resource: .entry, now: now.date) {
                 guard let entry = try Self.fetchEntry(db, id: earlier) else {
-                    throw StoreError(.notFound, subject: "entry \(earlier), which this idempotency key created,")
+                    throw StoreError(.notFound, .createdByKey(.entry(earlier)))
                 }
                 return Created(entry, replayed: true)
             }
@@ -54,7 +54,7 @@ extension SQLiteDiaryStore {
     public func updateEntry(
         id: Int64, userID: Int64, title: String?, body: String?, tags: [String]?, precondition: EntryPrecondition?
     ) throws(StoreError) -> Entry {
-        try write("entry \(id)") { db in
+        try write(.entry(id)) { db in
             let diaryID = try Self.checkEntryOwner(db, entryID: id, userID: userID)
             try Self.check(precondition, entryID: id, db)
             let now = now()
@@ -64,14 +64,14 @@ extension SQLiteDiaryStore {
             if let tags { try Self.setTags(db, entryID: id, tags: tags, replacing: true) }
             try Self.touchDiary(db, id: diaryID, now: now.text)
             guard let entry = try Self.fetchEntry(db, id: id) else {
-                throw StoreError(.notFound, subject: "entry \(id)")  // Unreachable: checked above, same transaction.
+                throw StoreError(.notFound, .entry(id))  // Unreachable: checked above, same transaction.
             }
             return entry
         }
     }
 
     public func deleteEntry(id: Int64, userID: Int64, precondition: EntryPrecondition?) throws(StoreError) {
-        try write("entry \(id)") { db in
+        try write(.entry(id)) { db in
             let diaryID = try Self.checkEntryOwner(db, entryID: id, userID: userID)
             try Self.check(precondition, entryID: id, db)
             try db.cachedStatement(sql: "DELETE FROM entries WHERE entry_id = ?").execute(arguments: [id])
@@ -135,15 +135,15 @@ extension SQLiteDiaryStore {
     static func diaryForNewEntry(_ db: Database, userID: Int64, diaryID: Int64?, now: String) throws -> (id: Int64, author: String) {
         if let diaryID {
             guard let owner = try diaryOwner(db, diaryID: diaryID) else {
-                throw StoreError(.notFound, subject: "diary \(diaryID)")
+                throw StoreError(.notFound, .diary(diaryID))
             }
             guard owner.id == userID else {
-                throw StoreError(.forbidden, subject: "diary \(diaryID)")
+                throw StoreError(.forbidden, .diary(diaryID))
             }
             return (diaryID, owner.name)
         }
         guard let name = try userName(db, id: userID) else {
-            throw StoreError(.notFound, subject: "user \(userID)")
+            throw StoreError(.notFound, .user(userID))
         }
         let first = try db.cachedStatement(sql: "SELECT min(diary_id) FROM diaries WHERE user_id = ?")
         if let id = try Int64.fetchOne(first, arguments: [userID]) {
@@ -156,7 +156,7 @@ extension SQLiteDiaryStore {
     static func check(_ precondition: EntryPrecondition?, entryID: Int64, _ db: Database) throws {
         guard let precondition else { return }
         guard let entry = try fetchEntry(db, id: entryID), precondition(entry) else {
-            throw StoreError(.preconditionFailed, subject: "entry \(entryID)")
+            throw StoreError(.preconditionFailed, .entry(entryID))
         }
     }
 
@@ -166,11 +166,11 @@ extension SQLiteDiaryStore {
             SELECT e.diary_id, d.user_id FROM entries e JOIN diaries d ON d.diary_id = e.diary_id WHERE e.entry_id = ?
             """)
         guard let row = try Row.fetchOne(statement, arguments: [entryID]) else {
-            throw StoreError(.notFound, subject: "entry \(entryID)")
+            throw StoreError(.notFound, .entry(entryID))
         }
         let (diaryID, ownerID): (Int64, Int64) = try (row.decode(atIndex: 0), row.decode(atIndex: 1))
         guard ownerID == userID else {
-            throw StoreError(.forbidden, subject: "entry \(entryID)")
+            throw StoreError(.forbidden, .entry(entryID))
         }
         return diaryID
     }

@@ -12,25 +12,25 @@ extension StoreError {
     ///
     /// The detail names SQLite's result code and message, never statement arguments, so no
     /// token hash or entry text can reach a log through it.
-    init(_ error: any Error, subject: String) {
+    init(_ error: any Error, subject: Subject) {
         switch error {
         case let error as StoreError:
             self = error
         case let error as DatabaseError:
             self.init(error, subject: subject)
         case let error as CorruptValue:
-            self.init(.unavailable, subject: subject, detail: "the database file is damaged: \(error)")
+            self.init(.unavailable, subject, detail: "the database file is damaged: \(error)")
         case is RowDecodingError:
             // Its description shows the row's values: keep them out of the logs.
-            self.init(.unavailable, subject: subject, detail: "the database file is damaged: a row has an unexpected value")
+            self.init(.unavailable, subject, detail: "the database file is damaged: a row has an unexpected value")
         default:
-            self.init(.unavailable, subject: subject, detail: "\(error)")
+            self.init(.unavailable, subject, detail: "\(error)")
         }
     }
 
-    init(_ error: DatabaseError, subject: String) {
+    init(_ error: DatabaseError, subject: Subject) {
         if error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
-            self.init(.conflict, subject: subject, detail: error.message ?? "")
+            self.init(.conflict, subject, detail: error.message ?? "")
             return
         }
         let reason = switch error.resultCode {
@@ -45,7 +45,7 @@ extension StoreError {
         case .SQLITE_CONSTRAINT: "the schema refused the change"
         default: "unexpected SQLite error"
         }
-        self.init(.unavailable, subject: subject, detail: "\(reason) (SQLite \(error.extendedResultCode): \(error.message ?? "no message"))")
+        self.init(.unavailable, subject, detail: "\(reason) (SQLite \(error.extendedResultCode): \(error.message ?? "no message"))")
     }
 }
 

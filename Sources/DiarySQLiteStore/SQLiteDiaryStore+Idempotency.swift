@@ -23,7 +23,7 @@ extension SQLiteDiaryStore {
         guard let row = try Row.fetchOne(statement, arguments: [userID, idempotency.key]) else { return nil }
         let (fingerprint, kind, id): (String, String, Int64) = try (row.decode(atIndex: 0), row.decode(atIndex: 1), row.decode(atIndex: 2))
         guard fingerprint == idempotency.fingerprint, kind == resource.rawValue else {
-            throw StoreError(.keyReused, subject: "this idempotency key")
+            throw StoreError(.keyReused, .idempotencyKey)
         }
         return id
     }

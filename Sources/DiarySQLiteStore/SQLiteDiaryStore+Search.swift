@@ -9,7 +9,7 @@ import GRDB
 extension SQLiteDiaryStore {
     public func entries(_ query: EntryQuery) throws(StoreError) -> EntryResults {
         let subject = query.diaryID.map { "entries of diary \($0)" } ?? "entries"
-        return try read(subject) { db in
+        return try read(.operation(subject)) { db in
             // The count and the page come from the same read transaction: they agree.
             let total = try Self.count(db, query)
             let sql = EntrySQL(query)
@@ -41,7 +41,7 @@ extension SQLiteDiaryStore {
         if let diaryID = query.diaryID {
             let count = try db.cachedStatement(sql: "SELECT entry_count FROM diaries WHERE diary_id = ?")
             guard let total = try Int.fetchOne(count, arguments: [diaryID]) else {
-                throw StoreError(.notFound, subject: "diary \(diaryID)")
+                throw StoreError(.notFound, .diary(diaryID))
             }
             diaryTotal = total
         }
@@ -57,7 +57,7 @@ extension SQLiteDiaryStore {
     /// `EXPLAIN QUERY PLAN` of the page query for `query`, for tests.
     func queryPlan(for query: EntryQuery) throws(StoreError) -> [String] {
         let sql = EntrySQL(query)
-        return try read("query plan") { db in
+        return try read(.operation("query plan")) { db in
             try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN \(sql.select)", arguments: sql.selectArguments)
                 .map { row in try row.decode(String.self, atIndex: 3) }
         }
@@ -157,7 +157,7 @@ struct EntrySQL {
 
 extension SQLiteDiaryStore {
     public func tags() throws(StoreError) -> [TagCount] {
-        try read("tags") { db in
+        try read(.operation("tags")) { db in
             try Row.fetchAll(db.cachedStatement(sql: "SELECT tag, count(*) FROM entry_tags GROUP BY tag ORDER BY tag")).map { row in
                 try TagCount(name: row.decode(atIndex: 0), count: row.decode(atIndex: 1))
             }
@@ -165,16 +165,16 @@ extension SQLiteDiaryStore {
     }
 
     public func entries(afterID: Int64?, limit: Int) throws(StoreError) -> [Entry] {
-        try read("entries after \(afterID ?? 0)") { db in
+        try read(.operation("entries after \(afterID ?? 0)")) { db in
             let statement = try db.cachedStatement(sql: "\(Self.entryColumns) WHERE e.entry_id > ? ORDER BY e.entry_id LIMIT ?")
             return try Row.fetchAll(statement, arguments: [afterID ?? 0, max(limit, 0)]).map(Self.entry(from:))
         }
     }
 
     public func importEntries(userID: Int64, entries: [Entry]) throws(StoreError) -> ImportResult {
-        try write("import of \(entries.count) entries") { db in
+        try write(.operation("import of \(entries.count) entries")) { db in
             guard let name = try Self.userName(db, id: userID) else {
-                throw StoreError(.notFound, subject: "user \(userID)")
+                throw StoreError(.notFound, .user(userID))
             }
             var result = ImportResult()
             var touched = Set<Int64>()
@@ -184,7 +184,7 @@ extension SQLiteDiaryStore {
                 """)
             for entry in entries {
                 guard entry.author == name else {
-                    throw StoreError(.forbidden, subject: "entry \(entry.id), written by \(entry.author.prefix(40)),")
+                    throw StoreError(.forbidden, .entryByAuthor(entry.id, author: entry.author))
                 }
                 if try Bool.fetchOne(exists, arguments: [entry.id]) == true {
                     result.skipped += 1
@@ -192,7 +192,7 @@ extension SQLiteDiaryStore {
                 }
                 let created = RFC3339.string(from: entry.created)
                 if let owner = try Self.diaryOwner(db, diaryID: entry.diaryID) {
-                    guard owner.id == userID else { throw StoreError(.forbidden, subject: "diary \(entry.diaryID)") }
+                    guard owner.id == userID else { throw StoreError(.forbidden, .diary(entry.diaryID)) }
                 } else {
                     try db.cachedStatement(sql: "INSERT INTO diaries (diary_id, user_id, title, created, updated) VALUES (?, ?, ?, ?, ?)")
                         .execute(arguments: [entry.diaryID, userID, Self.firstDiaryTitle(of: name), created, created])
@@ -211,9 +211,9 @@ extension SQLiteDiaryStore {
     }
 
     public func cursorSecret() throws(StoreError) -> [UInt8] {
-        try read("cursor secret") { db in
+        try read(.operation("cursor secret")) { db in
             guard let secret = try Data.fetchOne(db, sql: "SELECT value FROM settings WHERE name = 'cursor_secret'") else {
-                throw StoreError(.notFound, subject: "setting cursor_secret")
+                throw StoreError(.notFound, .setting("cursor_secret"))
             }
             return Array(secret)
         }

@@ -46,7 +46,7 @@ extension SQLiteDiaryStore {
     }
 
     private func insertBatch(_ batch: [SeedEntry]) throws(StoreError) -> Int {
-        try write("\(batch.count) seeded entries") { db in
+        try write(.operation("\(batch.count) seeded entries")) { db in
             let insert = try db.cachedStatement(sql: """
                 INSERT INTO entries (diary_id, title, body, created, updated) VALUES (?, ?, ?, ?, ?)
                 """)

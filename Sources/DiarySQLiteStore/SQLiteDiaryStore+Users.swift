@@ -4,9 +4,9 @@ import GRDB
 
 extension SQLiteDiaryStore {
     public func createUser(name: String, tokenHash: TokenHash) throws(StoreError) -> User {
-        try write("user \(name)") { db in
+        try write(.userName(name)) { db in
             if try Self.userID(db, name: name) != nil {
-                throw StoreError(.conflict, subject: "user \(name)")
+                throw StoreError(.conflict, .userName(name))
             }
             try Self.checkTokenIsFree(db, tokenHash)
             let now = now()
@@ -19,9 +19,9 @@ extension SQLiteDiaryStore {
     }
 
     public func replaceToken(userName: String, tokenHash: TokenHash) throws(StoreError) -> User {
-        try write("user \(userName)") { db in
+        try write(.userName(userName)) { db in
             guard let id = try Self.userID(db, name: userName) else {
-                throw StoreError(.notFound, subject: "user \(userName)")
+                throw StoreError(.notFound, .userName(userName))
             }
             try Self.checkTokenIsFree(db, tokenHash)
             try db.cachedStatement(sql: "UPDATE users SET token_hash = ? WHERE user_id = ?")
@@ -34,7 +34,7 @@ extension SQLiteDiaryStore {
         // The lookup goes through the UNIQUE index on token_hash. What an attacker controls is
         // the token; its SHA-256 prefix is not something they can steer, so the index walk's
         // timing tells them nothing useful.
-        try read("user with a token") { db in
+        try read(.operation("user with a token")) { db in
             let statement = try db.cachedStatement(sql: "SELECT user_id, name FROM users WHERE token_hash = ?")
             return try Row.fetchOne(statement, arguments: [tokenHash.hex]).map { row in
                 try User(id: row.decode(atIndex: 0), name: row.decode(atIndex: 1))
@@ -65,7 +65,7 @@ extension SQLiteDiaryStore {
     static func checkTokenIsFree(_ db: Database, _ tokenHash: TokenHash) throws {
         let statement = try db.cachedStatement(sql: "SELECT 1 FROM users WHERE token_hash = ?")
         if try Bool.fetchOne(statement, arguments: [tokenHash.hex]) != nil {
-            throw StoreError(.conflict, subject: "token")
+            throw StoreError(.conflict, .token)
         }
     }
 }

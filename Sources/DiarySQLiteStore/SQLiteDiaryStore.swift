@@ -47,7 +47,7 @@ public final class SQLiteDiaryStore: DiaryStore {
             try Self.createParentDirectory(of: path)
             (pool, isReadOnly) = try Self.openPool(path: path)
         } catch {
-            throw StoreError(error, subject: subject)
+            throw StoreError(error, subject: .operation(subject))
         }
     }
 
@@ -57,7 +57,7 @@ public final class SQLiteDiaryStore: DiaryStore {
             try readers.close()
             try pool.close()
         } catch {
-            throw StoreError(error, subject: "database \(path)")
+            throw StoreError(error, subject: .operation("database \(path)"))
         }
     }
 
@@ -65,13 +65,13 @@ public final class SQLiteDiaryStore: DiaryStore {
         do {
             return try versionWatcher.version()
         } catch {
-            throw StoreError(error, subject: "database \(path)")
+            throw StoreError(error, subject: .operation("database \(path)"))
         }
     }
 
     /// The result of `PRAGMA integrity_check`: "ok", or one line per problem found.
     public func integrityCheck() throws(StoreError) -> String {
-        try read("database \(path)") { db in
+        try read(.operation("database \(path)")) { db in
             try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "\n")
         }
     }
@@ -147,7 +147,7 @@ extension SQLiteDiaryStore {
     /// own when concurrent writes share the transaction (`GroupCommit`); it returns once that
     /// transaction is committed. Any error rolls `updates` back and is thrown as a `StoreError`
     /// about `subject`.
-    func write<T>(_ subject: @autoclosure () -> String, _ updates: (Database) throws -> T) throws(StoreError) -> T {
+    func write<T>(_ subject: @autoclosure () -> StoreError.Subject, _ updates: (Database) throws -> T) throws(StoreError) -> T {
         do {
             return try groupCommit.write(pool, updates)
         } catch {
@@ -157,7 +157,7 @@ extension SQLiteDiaryStore {
 
     /// Runs `value` in one read transaction on a reader connection, concurrently with other
     /// reads and with the writer: it sees the database as of its start.
-    func read<T>(_ subject: @autoclosure () -> String, _ value: (Database) throws -> T) throws(StoreError) -> T {
+    func read<T>(_ subject: @autoclosure () -> StoreError.Subject, _ value: (Database) throws -> T) throws(StoreError) -> T {
         do {
             return try readers.read { db in try Self.inReadTransaction(db, value) }
         } catch {

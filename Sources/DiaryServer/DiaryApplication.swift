@@ -202,7 +202,7 @@ struct Handlers: Sendable {
                 userID: user.id, diaryID: body.diaryID, title: body.title, body: body.body, tags: body.tags ?? [], created: body.created, idempotency: key
             )
             return Reply(created.value, replayed: created.replayed)
-        } catch where error.kind == .notFound && body.diaryID.map({ error.subject == "diary \($0)" }) == true {
+        } catch where error.kind == .notFound && body.diaryID.map({ error.subject == .diary($0) }) == true {
             throw .validation(ValidationFailure([FieldError(field: "diary_id", message: "\(error.subject) does not exist")]))
         } catch {
             throw problem(error)

@@ -221,12 +221,13 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var kind: Kind
-    /// What the error is about, for a person: "entry 42", "diary 3", "user alice".
-    public var subject: String
+    /// What the error is about: a caller may act on it (an unknown `diary_id` in a body is the
+    /// body's fault, not a missing page).
+    public var subject: Subject
     /// More context, never shown to API clients when `kind` is `.unavailable`.
     public var detail: String
 
-    public init(_ kind: Kind, subject: String, detail: String = "") {
+    public init(_ kind: Kind, _ subject: Subject, detail: String = "") {
         self.kind = kind
         self.subject = subject
         self.detail = detail
@@ -240,6 +241,40 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unavailable: "the database cannot be written now (\(subject)): \(detail)"
         case .preconditionFailed: "\(subject) has changed since it was read"
         case .keyReused: "\(subject) was already used for a different request"
+        }
+    }
+
+    /// What a store error is about; its description is the words an API answer uses.
+    public indirect enum Subject: Sendable, Equatable, CustomStringConvertible {
+        case entry(Int64)
+        case diary(Int64)
+        case user(Int64)
+        case userName(String)
+        /// A token hash that another user holds (only in a race: tokens are random).
+        case token
+        case idempotencyKey
+        /// An imported entry that names another author.
+        case entryByAuthor(Int64, author: String)
+        /// What an idempotency key created earlier, gone since.
+        case createdByKey(Subject)
+        /// A value the store keeps for itself (the cursor secret).
+        case setting(String)
+        /// A call as a whole, for failures of the database rather than of a row: for logs.
+        case operation(String)
+
+        public var description: String {
+            switch self {
+            case .entry(let id): "entry \(id)"
+            case .diary(let id): "diary \(id)"
+            case .user(let id): "user \(id)"
+            case .userName(let name): "user \(name)"
+            case .token: "token"
+            case .idempotencyKey: "this idempotency key"
+            case .entryByAuthor(let id, let author): "entry \(id), written by \(author.prefix(40)),"
+            case .createdByKey(let created): "\(created), which this idempotency key created,"
+            case .setting(let name): "setting \(name)"
+            case .operation(let text): text
+            }
         }
     }
 }

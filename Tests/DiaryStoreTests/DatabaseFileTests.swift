@@ -55,8 +55,8 @@ import Glibc
         let store = try SQLiteDiaryStore(path: directory.databasePath)
         let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
         try store.close()
-        expectStoreError(.unavailable, "entry 1") { try store.entry(id: 1) }
-        expectStoreError(.unavailable, "new entry of user \(alice.id)") {
+        expectStoreError(.unavailable, .entry(1)) { try store.entry(id: 1) }
+        expectStoreError(.unavailable, .operation("new entry of user \(alice.id)")) {
             try store.createEntry(userID: alice.id, diaryID: nil, title: "After", body: "")
         }
     }
@@ -144,7 +144,7 @@ import Glibc
         let blocker = directory.url.appendingPathComponent("file")
         try Data().write(to: blocker)
         let path = blocker.appendingPathComponent("diary.sqlite3").path
-        expectStoreError(.unavailable, "database \(path)") { try SQLiteDiaryStore(path: path) }
+        expectStoreError(.unavailable, .operation("database \(path)")) { try SQLiteDiaryStore(path: path) }
     }
 
     @Test func aFileThatIsNotADatabaseIsUnavailable() throws {
@@ -152,7 +152,7 @@ import Glibc
         try FileManager.default.createDirectory(
             atPath: (directory.databasePath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try Data(String(repeating: "not a database ", count: 100).utf8).write(to: URL(fileURLWithPath: directory.databasePath))
-        let error = expectStoreError(.unavailable, "database \(directory.databasePath)") {
+        let error = expectStoreError(.unavailable, .operation("database \(directory.databasePath)")) {
             try SQLiteDiaryStore(path: directory.databasePath)
         }
         #expect(error?.detail.contains("not a database") == true, "\(String(describing: error))")

@@ -47,8 +47,8 @@ import Testing
             #expect(diaryNow.entryCount == 0)
             #expect(diaryNow.updated == clock.now)
 
-            expectStoreError(.notFound, "entry \(created.id)") { try store.deleteEntry(id: created.id, userID: alice.id) }
-            expectStoreError(.notFound, "entry \(created.id)") {
+            expectStoreError(.notFound, .entry(created.id)) { try store.deleteEntry(id: created.id, userID: alice.id) }
+            expectStoreError(.notFound, .entry(created.id)) {
                 try store.updateEntry(id: created.id, userID: alice.id, title: "Ghost", body: nil)
             }
             #expect(try store.entry(id: 12345) == nil)
@@ -76,11 +76,11 @@ import Testing
             let aliceDiary = try #require(try store.diary(id: entry.diaryID))
             clock.advance(seconds: 60)
 
-            expectStoreError(.forbidden, "entry \(entry.id)") {
+            expectStoreError(.forbidden, .entry(entry.id)) {
                 try store.updateEntry(id: entry.id, userID: bob.id, title: "Bob was here", body: "x")
             }
-            expectStoreError(.forbidden, "entry \(entry.id)") { try store.deleteEntry(id: entry.id, userID: bob.id) }
-            expectStoreError(.forbidden, "diary \(aliceDiary.id)") {
+            expectStoreError(.forbidden, .entry(entry.id)) { try store.deleteEntry(id: entry.id, userID: bob.id) }
+            expectStoreError(.forbidden, .diary(aliceDiary.id)) {
                 try store.createEntry(userID: bob.id, diaryID: aliceDiary.id, title: "Intruder", body: "x")
             }
 
@@ -93,11 +93,11 @@ import Testing
     @Test func unknownDiaryIsNotFound() throws {
         try withStore { store, _ in
             let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
-            expectStoreError(.notFound, "diary 999") { try store.entries(diaryID: 999, page: PageRequest()) }
-            expectStoreError(.notFound, "diary 999") {
+            expectStoreError(.notFound, .diary(999)) { try store.entries(diaryID: 999, page: PageRequest()) }
+            expectStoreError(.notFound, .diary(999)) {
                 try store.createEntry(userID: alice.id, diaryID: 999, title: "Lost", body: "x")
             }
-            expectStoreError(.notFound, "user 999") {
+            expectStoreError(.notFound, .user(999)) {
                 try store.createEntry(userID: 999, diaryID: nil, title: "Nobody", body: "x")
             }
             #expect(try store.diary(id: 999) == nil)

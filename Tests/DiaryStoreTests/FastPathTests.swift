@@ -66,7 +66,7 @@ import Testing
                 done.enter()
                 defer { done.leave() }
                 outcomes.record("leader") { () throws(StoreError) in
-                    try store.write("leader") { db in
+                    try store.write(.operation("leader")) { db in
                         leaderStarted.signal()
                         release.wait()
                         try db.execute(sql: "UPDATE users SET name = name WHERE user_id = ?", arguments: [alice.id])

@@ -169,7 +169,7 @@ import Testing
             foreign.id = 99
             expectStoreError(.forbidden) { try store.importEntries(userID: bob.id, entries: [foreign]) }
             foreign.author = "bob"
-            expectStoreError(.forbidden, "diary 1") { try store.importEntries(userID: bob.id, entries: [foreign]) }
+            expectStoreError(.forbidden, .diary(1)) { try store.importEntries(userID: bob.id, entries: [foreign]) }
         }
     }
 }

@@ -55,13 +55,13 @@ func newTokenHash() -> TokenHash {
 @discardableResult
 func expectStoreError<T>(
     _ kind: StoreError.Kind,
-    _ subject: String? = nil,
+    _ subject: StoreError.Subject? = nil,
     sourceLocation: SourceLocation = #_sourceLocation,
     _ body: () throws -> T
 ) -> StoreError? {
     do {
         let value = try body()
-        Issue.record("expected \(kind) about \(subject ?? "anything"), got \(value)", sourceLocation: sourceLocation)
+        Issue.record("expected \(kind) about \(subject.map { "\($0)" } ?? "anything"), got \(value)", sourceLocation: sourceLocation)
     } catch let error as StoreError {
         #expect(error.kind == kind, "\(error)", sourceLocation: sourceLocation)
         if let subject {

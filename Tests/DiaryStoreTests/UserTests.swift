@@ -28,7 +28,7 @@ import Testing
         try withStore { store, _ in
             let first = try store.createUser(name: "alice", tokenHash: newTokenHash())
             let secondHash = newTokenHash()
-            expectStoreError(.conflict, "user alice") {
+            expectStoreError(.conflict, .userName("alice")) {
                 try store.createUser(name: "alice", tokenHash: secondHash)
             }
             #expect(try store.user(tokenHash: secondHash) == nil)
@@ -53,7 +53,7 @@ import Testing
             #expect(try store.user(tokenHash: TokenHash(token: oldToken)) == nil)
             #expect(try store.user(tokenHash: TokenHash(token: newToken)) == alice)
 
-            expectStoreError(.notFound, "user carol") {
+            expectStoreError(.notFound, .userName("carol")) {
                 try store.replaceToken(userName: "carol", tokenHash: newTokenHash())
             }
         }
@@ -70,7 +70,7 @@ import Testing
                 { _ = try store.replaceToken(userName: "bob", tokenHash: hash) },
             ]
             for attempt in attempts {
-                let error = try #require(expectStoreError(.conflict, "token", attempt))
+                let error = try #require(expectStoreError(.conflict, .token, attempt))
                 let text = "\(error) \(error.subject) \(error.detail) \(String(reflecting: error))"
                 #expect(!text.contains(hash.hex))
                 #expect(!text.contains(token))
@@ -92,7 +92,7 @@ import Testing
             #expect(travel.created == clock.now)
             #expect(try store.diary(id: travel.id) == travel)
 
-            expectStoreError(.notFound, "user 999") {
+            expectStoreError(.notFound, .user(999)) {
                 try store.createDiary(ownerID: 999, title: "Nobody's")
             }
             #expect(try store.diaries().count == 2)
