@@ -76,7 +76,7 @@ let package = Package(
         /// Sends any `APIEndpoint` and decodes its response; no libmicrohttpd.
         .target(name: "DiaryClient", dependencies: ["DiaryAPI", "ByteEncodings", "TCPSockets"]),
         /// How the `diary` command shows things on a terminal or in a pipe.
-        .target(name: "DiaryTerminal", dependencies: ["DiaryAPI"]),
+        .target(name: "DiaryTerminal", dependencies: ["DiaryAPI", "Terminal"]),
 
         // MARK: Executables
         .executableTarget(name: "diary-server", dependencies: [

@@ -25,11 +25,6 @@ public struct Reply<Value: Sendable>: Sendable {
     }
 }
 
-/// A response that names where the created resource lives, for `Location`.
-public protocol Locatable {
-    var location: String { get }
-}
-
 extension Router {
     /// Adds the route of `endpoint`: the contract decides the method, path, access, body type
     /// and success status; `handler` only does the work. Answers to an open GET are kept in

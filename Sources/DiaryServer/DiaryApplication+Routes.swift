@@ -1,0 +1,76 @@
+import DiaryAPI
+import DiaryStore
+import HTTPCore
+
+// MARK: - Routes
+
+extension DiaryApplication {
+    static func addRoutes(to router: inout Router, handlers h: Handlers, authenticator auth: Authenticator, cache: ResponseCache?) {
+        // Entries
+        router.add(ListEntries.self, authenticator: auth, cache: cache) { endpoint, _ throws(Problem) in
+            try h.entries(diaryID: nil, page: endpoint.page, filter: endpoint.filter)
+        }
+        router.add(ListDiaryEntries.self, authenticator: auth, cache: cache) { endpoint, _ throws(Problem) in
+            try h.entries(diaryID: endpoint.diaryID, page: endpoint.page, filter: endpoint.filter)
+        }
+        router.add(GetEntry.self, authenticator: auth, cache: cache) { endpoint, _ throws(Problem) in
+            let entry = try h.found("entry \(endpoint.entryID)") { () throws(StoreError) in try h.store.entry(id: endpoint.entryID) }
+            return Reply(entry, lastModified: entry.updated)
+        }
+        router.add(CreateEntry.self, authenticator: auth, handler: h.createEntry)
+        router.add(ReplaceEntry.self, authenticator: auth) { endpoint, context throws(Problem) in
+            let body = try endpoint.body.required()
+            return try h.updateEntry(endpoint.entryID, title: body.title, body: body.body, tags: body.tags, context)
+        }
+        router.add(UpdateEntry.self, authenticator: auth) { endpoint, context throws(Problem) in
+            let body = try endpoint.body.required()
+            return try h.updateEntry(endpoint.entryID, title: body.title, body: body.body, tags: body.tags, context)
+        }
+        router.add(DeleteEntry.self, authenticator: auth) { endpoint, context throws(Problem) in
+            let user = try context.authenticatedUser()
+            try h.run { () throws(StoreError) in
+                try h.store.deleteEntry(id: endpoint.entryID, userID: user.id, precondition: context.entryPrecondition)
+            }
+            return Reply(NoContent())
+        }
+
+        // Diaries
+        router.add(ListDiaries.self, authenticator: auth, cache: cache) { _, _ throws(Problem) in
+            let diaries = try h.run { () throws(StoreError) in try h.store.diaries() }
+            return Reply(DiaryList(diaries: diaries), lastModified: diaries.map(\.updated).max())
+        }
+        router.add(GetDiary.self, authenticator: auth, cache: cache) { endpoint, _ throws(Problem) in
+            let diary = try h.found("diary \(endpoint.diaryID)") { () throws(StoreError) in try h.store.diary(id: endpoint.diaryID) }
+            return Reply(diary, lastModified: diary.updated)
+        }
+        router.add(CreateDiary.self, authenticator: auth) { endpoint, context throws(Problem) in
+            let user = try context.authenticatedUser()
+            let body = try endpoint.body.required()
+            let key = try context.idempotencyKey(for: body)
+            let created = try h.run { () throws(StoreError) in try h.store.createDiary(ownerID: user.id, title: body.title, idempotency: key) }
+            return Reply(created.value, replayed: created.replayed)
+        }
+
+        // Tags, export and import
+        router.add(ListTags.self, authenticator: auth, cache: cache) { _, _ throws(Problem) in
+            Reply(TagList(tags: try h.run { () throws(StoreError) in try h.store.tags() }))
+        }
+        router.add(ExportEntries.self, authenticator: auth) { endpoint, _ throws(Problem) in
+            h.export(endpoint.format)
+        }
+        router.add(ImportEntries.self, authenticator: auth) { endpoint, context throws(Problem) in
+            let user = try context.authenticatedUser()
+            let body = try endpoint.body.required()
+            return Reply(try h.run { () throws(StoreError) in try h.store.importEntries(userID: user.id, entries: body.entries) })
+        }
+
+        // Users and service
+        router.add(GetCurrentUser.self, authenticator: auth) { _, context throws(Problem) in
+            Reply(try context.authenticatedUser())
+        }
+        router.add(GetHealth.self, authenticator: auth, cache: cache) { _, _ throws(Problem) in
+            Reply(HealthStatus(status: "ok"))
+        }
+        router.add(OpenAPIDocument.route)
+    }
+}

@@ -1,0 +1,46 @@
+import DiaryAPI
+import Foundation
+
+/// Reading exports back.
+enum ExportFile {
+    /// The entries of a JSON array or of NDJSON (one entry a line).
+    static func entries(in data: Data) throws -> [Entry] {
+        let decoder = DiaryJSON.makeDecoder()
+        let first = data.first { ![UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t")].contains($0) }
+        do {
+            if first == UInt8(ascii: "[") {
+                return try decoder.decode([Entry].self, from: data)
+            }
+            return try data.split(separator: UInt8(ascii: "\n")).enumerated().compactMap { number, line in
+                guard line.contains(where: { $0 > 32 }) else { return nil }
+                do {
+                    return try decoder.decode(Entry.self, from: Data(line))
+                } catch {
+                    throw CommandFailure("line \(number + 1) is not an exported entry: \(error)")
+                }
+            }
+        } catch let failure as CommandFailure {
+            throw failure
+        } catch {
+            throw CommandFailure("the file is not an export (a JSON array or NDJSON of entries): \(error)")
+        }
+    }
+
+    /// `entries` cut into runs whose JSON stays under `maxBytes`.
+    static func batches(_ entries: [Entry], maxBytes: Int) throws -> [[Entry]] {
+        let encoder = DiaryJSON.makeEncoder()
+        var batches: [[Entry]] = [], current: [Entry] = [], size = 2
+        for entry in entries {
+            let bytes = try encoder.encode(entry).count + 1
+            if !current.isEmpty && size + bytes > maxBytes {
+                batches.append(current)
+                current = []
+                size = 2
+            }
+            current.append(entry)
+            size += bytes
+        }
+        if !current.isEmpty { batches.append(current) }
+        return batches
+    }
+}
