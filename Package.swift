@@ -18,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // MARK: C libraries and the modules that wrap them
@@ -42,12 +43,13 @@ let package = Package(
         .target(name: "ByteEncodings"),
         /// A seeded generator for reproducible test data and fuzz runs.
         .target(name: "SeededRandom"),
-        /// Plain HTTP request and response values and the responder protocol; no C, no sockets.
-        .target(name: "HTTPCore", dependencies: ["ByteEncodings"]),
+        /// Plain HTTP request and response values and the responder protocol, on swift-http-types'
+        /// methods, statuses and fields; no C, no sockets.
+        .target(name: "HTTPCore", dependencies: ["ByteEncodings", .product(name: "HTTPTypes", package: "swift-http-types")]),
 
         // MARK: Contract and storage
         /// The API contract shared by server and client: models, rules and one type per endpoint.
-        .target(name: "DiaryAPI", dependencies: ["ByteEncodings"]),
+        .target(name: "DiaryAPI", dependencies: ["ByteEncodings", .product(name: "HTTPTypes", package: "swift-http-types")]),
         /// The storage contract: the protocol every store fills, its value types and its errors.
         .target(name: "DiaryStore", dependencies: ["DiaryAPI"]),
         /// API tokens: generating them, and the SHA-256 that is all a store keeps of them.
@@ -88,6 +90,7 @@ let package = Package(
             dependencies: [
                 "DiaryClient", "DiaryAPI", "DiaryTerminal", "ProcessControl", "Terminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             // The Swift runtime and Foundation linked in: a run of the CLI spent more time
             // resolving their symbols in the dynamic loader than on its request. Compiling with
@@ -104,12 +107,15 @@ let package = Package(
         ),
 
         // MARK: Tests
-        .testTarget(name: "MicroHTTPDServerTests", dependencies: ["MicroHTTPDServer", "HTTPCore", "ProcessControl"]),
+        .testTarget(name: "MicroHTTPDServerTests", dependencies: [
+            "MicroHTTPDServer", "HTTPCore", "ProcessControl", .product(name: "HTTPTypes", package: "swift-http-types"),
+        ]),
         .testTarget(name: "DiaryAPITests", dependencies: ["DiaryAPI", "ByteEncodings"]),
         .testTarget(name: "DiaryStoreTests", dependencies: ["DiarySQLiteStore", "DiaryStore", "DiaryAPI", "APITokens"]),
         .testTarget(name: "SearchSnippetsTests", dependencies: ["SearchSnippets", "DiaryAPI"]),
         .testTarget(name: "DiaryServerTests", dependencies: [
             "DiaryServer", "DiarySQLiteStore", "DiaryStore", "DiaryAPI", "HTTPCore", "APITokens", "ByteEncodings",
+            .product(name: "HTTPTypes", package: "swift-http-types"),
         ]),
         .testTarget(name: "DiaryClientTests", dependencies: ["DiaryClient", "DiaryAPI"]),
         .testTarget(name: "DiaryTerminalTests", dependencies: ["DiaryTerminal", "DiaryAPI"]),

@@ -71,7 +71,7 @@ struct DiaryFuzz {
             let bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
             let result = harness.check(bytes)
             count += 1
-            statuses[result.response.status, default: 0] += 1
+            statuses[result.response.status.code, default: 0] += 1
             if let failure = result.failure {
                 print("diary-fuzz: FAIL at iteration \(count) of seed \(seed): \(failure)\n  \(Harness.describe(result.request))")
                 print("  answer: \(String(decoding: result.response.body.prefix(500), as: UTF8.self))")

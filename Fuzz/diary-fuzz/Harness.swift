@@ -43,13 +43,13 @@ final class Harness: Sendable {
     }
 
     private func failure(of response: HTTPResponse) -> String? {
-        if response.status >= 500 || response.status < 100 {
+        if response.status.code >= 500 || response.status.code < 100 {
             return "status \(response.status)"
         }
-        if response.status >= 400, response.headers["Content-Type"]?.hasPrefix("application/problem+json") != true {
+        if response.status.code >= 400, response.headers[.contentType]?.hasPrefix("application/problem+json") != true {
             return "status \(response.status) without a problem+json body"
         }
-        let text = String(decoding: response.body, as: UTF8.self) + response.headers.map { "\($0.name): \($0.value)" }.joined()
+        let text = String(decoding: response.body, as: UTF8.self) + response.headers.map { "\($0.name.rawName): \($0.value)" }.joined()
         if let secret = secrets.first(where: { text.contains($0) }) {
             return "the answer contains a secret (\(secret.hasPrefix("diary_") ? "a token" : "the database path"))"
         }
@@ -57,8 +57,8 @@ final class Harness: Sendable {
     }
 
     static func describe(_ request: HTTPRequest) -> String {
-        let headers = request.headers.map { "\($0.name): \($0.value.debugDescription)" }.joined(separator: "\n  ")
+        let headers = request.headers.map { "\($0.name.rawName): \($0.value.debugDescription)" }.joined(separator: "\n  ")
         let body = String(decoding: request.body.prefix(300), as: UTF8.self)
-        return "\(request.method.debugDescription) \(request.path.debugDescription) query=\(String(describing: request.rawQuery?.debugDescription))\n  \(headers)\n  body (\(request.body.count) bytes): \(body.debugDescription)"
+        return "\(request.method.rawValue.debugDescription) \(request.path.debugDescription) query=\(String(describing: request.rawQuery?.debugDescription))\n  \(headers)\n  body (\(request.body.count) bytes): \(body.debugDescription)"
     }
 }

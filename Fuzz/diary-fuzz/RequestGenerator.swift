@@ -60,7 +60,8 @@ struct RequestGenerator {
             let id = input.chance(90) ? input.mostly(String(1 + input.below(8)), 60, else: Self.ids) : input.text(upTo: 12)
             path.replaceSubrange(range, with: id)
         }
-        return HTTPRequest(method: method, path: path, rawQuery: query(&input), headers: headers(&input), body: body(&input))
+        // A method that is not a token never reaches the router: the transport refuses it.
+        return HTTPRequest(method: HTTPMethod(method) ?? HTTPMethod("BREW")!, path: path, rawQuery: query(&input), headers: headers(&input), body: body(&input))
     }
 
     private func query(_ input: inout FuzzInput) -> String? {
@@ -93,10 +94,13 @@ struct RequestGenerator {
         ]
         for candidate in candidates where input.chance(["Authorization", "Content-Type"].contains(candidate.name) ? 60 : 20) {
             let value = input.chance(90) ? input.mostly(candidate.values[0], 60, else: candidate.values) : input.text(upTo: 30)
-            headers.add(candidate.name, value)
+            headers.add(HTTPHeaderName(candidate.name)!, value)
         }
         for _ in 0..<8 where input.chance(10) {
-            headers.add(input.chance(50) ? input.pick(candidates).name : input.text(upTo: 12), input.text(upTo: 30))
+            // A name that is not a token never reaches the router: the transport refuses it.
+            let name = input.chance(50) ? input.pick(candidates).name : input.text(upTo: 12)
+            let value = input.text(upTo: 30)
+            if let name = HTTPHeaderName(name) { headers.add(name, value) }
         }
         return headers
     }

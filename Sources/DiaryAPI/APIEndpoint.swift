@@ -1,9 +1,6 @@
 import ByteEncodings
 import Foundation
-
-public enum HTTPMethod: String, Sendable, CaseIterable {
-    case GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS
-}
+import HTTPTypes
 
 /// Who may call an endpoint.
 public enum Access: Sendable {
@@ -20,7 +17,7 @@ public protocol APIEndpoint: Sendable {
     associatedtype Body: Codable & ValidatableBody = NoBody
     associatedtype Response: Codable & Sendable
 
-    static var method: HTTPMethod { get }
+    static var method: HTTPRequest.Method { get }
     static var path: PathTemplate { get }
     static var access: Access { get }
     /// The status of a successful answer: 200, 201 for a creation, 204 with no body.

@@ -1,11 +1,12 @@
 import Foundation
+import HTTPTypes
 
 // MARK: - Entries
 
 /// `GET /api/entries`: every entry, newest first, or those the filter finds.
 public struct ListEntries: FilteredEndpoint {
     public typealias Response = EntryPage
-    public static let method = HTTPMethod.GET
+    public static let method = HTTPRequest.Method.get
     public static let path: PathTemplate = "/api/entries"
 
     public var page: PageRequest
@@ -27,7 +28,7 @@ public struct ListEntries: FilteredEndpoint {
 /// `GET /api/diaries/{diary_id}/entries`: one diary's entries, newest first.
 public struct ListDiaryEntries: FilteredEndpoint {
     public typealias Response = EntryPage
-    public static let method = HTTPMethod.GET
+    public static let method = HTTPRequest.Method.get
     public static let path: PathTemplate = "/api/diaries/{diary_id}/entries"
 
     public var diaryID: Int64
@@ -53,7 +54,7 @@ public struct ListDiaryEntries: FilteredEndpoint {
 /// `GET /api/entries/{entry_id}`.
 public struct GetEntry: APIEndpoint {
     public typealias Response = Entry
-    public static let method = HTTPMethod.GET
+    public static let method = HTTPRequest.Method.get
     public static let path: PathTemplate = "/api/entries/{entry_id}"
 
     public var entryID: Int64
@@ -66,7 +67,7 @@ public struct GetEntry: APIEndpoint {
 /// `POST /api/entries`: 201 with `Location` and the new entry.
 public struct CreateEntry: APIEndpoint {
     public typealias Response = Entry
-    public static let method = HTTPMethod.POST
+    public static let method = HTTPRequest.Method.post
     public static let path: PathTemplate = "/api/entries"
     public static let access = Access.token
     public static let successStatus = 201
@@ -80,7 +81,7 @@ public struct CreateEntry: APIEndpoint {
 /// `PUT /api/entries/{entry_id}`: replaces title and body; owner only.
 public struct ReplaceEntry: APIEndpoint {
     public typealias Response = Entry
-    public static let method = HTTPMethod.PUT
+    public static let method = HTTPRequest.Method.put
     public static let path: PathTemplate = "/api/entries/{entry_id}"
     public static let access = Access.token
 
@@ -103,7 +104,7 @@ public struct ReplaceEntry: APIEndpoint {
 /// `PATCH /api/entries/{entry_id}`: changes the fields sent; owner only.
 public struct UpdateEntry: APIEndpoint {
     public typealias Response = Entry
-    public static let method = HTTPMethod.PATCH
+    public static let method = HTTPRequest.Method.patch
     public static let path: PathTemplate = "/api/entries/{entry_id}"
     public static let access = Access.token
 
@@ -126,7 +127,7 @@ public struct UpdateEntry: APIEndpoint {
 /// `DELETE /api/entries/{entry_id}`: 204; owner only.
 public struct DeleteEntry: APIEndpoint {
     public typealias Response = NoContent
-    public static let method = HTTPMethod.DELETE
+    public static let method = HTTPRequest.Method.delete
     public static let path: PathTemplate = "/api/entries/{entry_id}"
     public static let access = Access.token
     public static let successStatus = 204
@@ -143,7 +144,7 @@ public struct DeleteEntry: APIEndpoint {
 /// `GET /api/diaries`: every diary.
 public struct ListDiaries: APIEndpoint {
     public typealias Response = DiaryList
-    public static let method = HTTPMethod.GET
+    public static let method = HTTPRequest.Method.get
     public static let path: PathTemplate = "/api/diaries"
 
     public init() {}
@@ -153,7 +154,7 @@ public struct ListDiaries: APIEndpoint {
 /// `GET /api/diaries/{diary_id}`.
 public struct GetDiary: APIEndpoint {
     public typealias Response = Diary
-    public static let method = HTTPMethod.GET
+    public static let method = HTTPRequest.Method.get
     public static let path: PathTemplate = "/api/diaries/{diary_id}"
 
     public var diaryID: Int64
@@ -166,7 +167,7 @@ public struct GetDiary: APIEndpoint {
 /// `POST /api/diaries`: 201 with `Location` and the new diary.
 public struct CreateDiary: APIEndpoint {
     public typealias Response = Diary
-    public static let method = HTTPMethod.POST
+    public static let method = HTTPRequest.Method.post
     public static let path: PathTemplate = "/api/diaries"
     public static let access = Access.token
     public static let successStatus = 201
@@ -182,7 +183,7 @@ public struct CreateDiary: APIEndpoint {
 /// `GET /api/me`: the user the token belongs to.
 public struct GetCurrentUser: APIEndpoint {
     public typealias Response = User
-    public static let method = HTTPMethod.GET
+    public static let method = HTTPRequest.Method.get
     public static let path: PathTemplate = "/api/me"
     public static let access = Access.token
 
@@ -193,7 +194,7 @@ public struct GetCurrentUser: APIEndpoint {
 /// `GET /api/health`.
 public struct GetHealth: APIEndpoint {
     public typealias Response = HealthStatus
-    public static let method = HTTPMethod.GET
+    public static let method = HTTPRequest.Method.get
     public static let path: PathTemplate = "/api/health"
 
     public init() {}
@@ -205,7 +206,7 @@ public struct GetHealth: APIEndpoint {
 /// `GET /api/tags`: every tag in use, with its number of entries, by name.
 public struct ListTags: APIEndpoint {
     public typealias Response = TagList
-    public static let method = HTTPMethod.GET
+    public static let method = HTTPRequest.Method.get
     public static let path: PathTemplate = "/api/tags"
 
     public init() {}
@@ -226,7 +227,7 @@ public enum ExportFormat: String, Sendable, CaseIterable {
 /// is `[Entry]` (json) or one `Entry` a line (ndjson); the client reads it as bytes.
 public struct ExportEntries: APIEndpoint {
     public typealias Response = [Entry]
-    public static let method = HTTPMethod.GET
+    public static let method = HTTPRequest.Method.get
     public static let path: PathTemplate = "/api/export"
 
     public var format: ExportFormat
@@ -251,7 +252,7 @@ public struct ExportEntries: APIEndpoint {
 public struct ImportEntries: APIEndpoint {
     public typealias Response = ImportResult
     public typealias Body = ImportBatch
-    public static let method = HTTPMethod.POST
+    public static let method = HTTPRequest.Method.post
     public static let path: PathTemplate = "/api/import"
     public static let access = Access.token
 

@@ -14,7 +14,7 @@ public struct Authenticator: Sendable {
     }
 
     public func user(for request: HTTPRequest) throws(Problem) -> User {
-        guard let header = request.headers["Authorization"] else {
+        guard let header = request.headers[.authorization] else {
             throw .unauthorized("This request needs a token: add -H 'Authorization: Bearer TOKEN'.")
         }
         let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)

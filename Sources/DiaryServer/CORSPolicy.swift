@@ -11,28 +11,26 @@ struct CORSPolicy: Sendable {
     }
 
     static let allowedMethods = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS"
-    static let allowedHeaders = [
-        HTTPField.authorization, HTTPField.contentType, HTTPField.ifMatch, HTTPField.ifNoneMatch,
-        HTTPField.ifModifiedSince, HTTPField.idempotencyKey,
-    ].joined(separator: ", ")
-    static let exposedHeaders = [
-        HTTPField.eTag, HTTPField.link, HTTPField.location, HTTPField.totalCount, HTTPField.idempotentReplayed,
-        HTTPField.lastModified,
-    ].joined(separator: ", ")
+    static let allowedHeaders = ([
+        .authorization, .contentType, .ifMatch, .ifNoneMatch, .ifModifiedSince, .idempotencyKey,
+    ] as [HTTPHeaderName]).map(\.rawName).joined(separator: ", ")
+    static let exposedHeaders = ([
+        .eTag, .link, .location, .totalCount, .idempotentReplayed, .lastModified,
+    ] as [HTTPHeaderName]).map(\.rawName).joined(separator: ", ")
 
     func respond(to request: HTTPRequest, next: (HTTPRequest) -> HTTPResponse) -> HTTPResponse {
         var response = next(request)
         guard !allowedOrigins.isEmpty else { return response }
-        response.headers.add("Vary", "Origin")
-        guard let origin = request.headers["Origin"], allowedOrigins.contains(origin) else { return response }
-        response.headers.set("Access-Control-Allow-Origin", origin)
-        let isPreflight = request.method == "OPTIONS" && request.headers["Access-Control-Request-Method"] != nil
+        response.headers.add(.vary, "Origin")
+        guard let origin = request.headers[.origin], allowedOrigins.contains(origin) else { return response }
+        response.headers[.accessControlAllowOrigin] = origin
+        let isPreflight = request.method == .options && request.headers[.accessControlRequestMethod] != nil
         if isPreflight && response.status == 204 {
-            response.headers.set("Access-Control-Allow-Methods", Self.allowedMethods)
-            response.headers.set("Access-Control-Allow-Headers", Self.allowedHeaders)
-            response.headers.set("Access-Control-Max-Age", "600")
+            response.headers[.accessControlAllowMethods] = Self.allowedMethods
+            response.headers[.accessControlAllowHeaders] = Self.allowedHeaders
+            response.headers[.accessControlMaxAge] = "600"
         } else {
-            response.headers.set("Access-Control-Expose-Headers", Self.exposedHeaders)
+            response.headers[.accessControlExposeHeaders] = Self.exposedHeaders
         }
         return response
     }

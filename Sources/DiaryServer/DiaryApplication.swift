@@ -42,10 +42,10 @@ public struct DiaryApplication: HTTPResponder {
     }
 
     public func respond(to error: HTTPRequestError, request: HTTPRequest) -> HTTPResponse {
-        let title = error.status == 413 ? "Content Too Large" : "Bad Request"
+        let title = error.status.code == 413 ? "Content Too Large" : "Bad Request"
         return HTTPResponse(
-            problem: Problem(title: title, status: error.status, detail: error.reason),
-            headers: ["Connection": "close"]
+            problem: Problem(title: title, status: error.status.code, detail: error.reason),
+            headers: [.connection: "close"]
         )
     }
 }

@@ -13,7 +13,7 @@ enum OpenAPIDocument {
         lastModified: nil
     )
 
-    static let route = Router.Route(method: .GET, path: path) { request, _ in
+    static let route = Router.Route(method: .get, path: path) { request, _ in
         representation.answer(to: request)
     }
 }

@@ -52,7 +52,7 @@ extension Problem {
             self.init(
                 type: "/problems/idempotency-key-reused", title: "Unprocessable Content", status: 422,
                 detail: "This Idempotency-Key was already used with a different request; use a new key for a new request.",
-                errors: [FieldError(field: HTTPField.idempotencyKey, message: "was already used with a different request")]
+                errors: [FieldError(field: HTTPHeaderName.idempotencyKey.rawName, message: "was already used with a different request")]
             )
         case .unavailable:
             self.init(title: "Service Unavailable", status: 503, detail: "The database cannot answer now, and nothing was written. Try again later.")
@@ -67,13 +67,13 @@ extension HTTPResponse {
     init(problem: Problem, headers extra: HTTPHeaders = HTTPHeaders()) {
         var headers = HTTPHeaders.standard(contentType: "\(Problem.mediaType); charset=utf-8", cacheable: false)
         if problem.status == 401 {
-            headers.add("WWW-Authenticate", #"Bearer realm="diary""#)
+            headers.add(.wwwAuthenticate, #"Bearer realm="diary""#)
         }
         if problem.status == 503 {
-            headers.add("Retry-After", "1")
+            headers.add(.retryAfter, "1")
         }
-        for field in extra { headers.set(field.name, field.value) }
-        self.init(status: problem.status, headers: headers, body: JSONCoding.encode(problem))
+        for field in extra { headers[field.name] = field.value }
+        self.init(status: HTTPStatus(code: problem.status), headers: headers, body: JSONCoding.encode(problem))
     }
 }
 
@@ -81,9 +81,9 @@ extension HTTPHeaders {
     /// The headers every response carries; `cacheable` is false for answers that depend on who asks.
     static func standard(contentType: String, cacheable: Bool) -> HTTPHeaders {
         [
-            "Content-Type": contentType,
-            "X-Content-Type-Options": "nosniff",
-            "Cache-Control": cacheable ? "no-cache" : "no-store",
+            .contentType: contentType,
+            .xContentTypeOptions: "nosniff",
+            .cacheControl: cacheable ? "no-cache" : "no-store",
         ]
     }
 }

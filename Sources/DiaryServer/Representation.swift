@@ -14,9 +14,9 @@ struct Representation: Sendable {
     init(headers: HTTPHeaders, body: [UInt8], lastModified: Date?) {
         var headers = headers
         tag = EntityTag.of(body)
-        headers.add(HTTPField.eTag, tag)
+        headers.add(.eTag, tag)
         if let lastModified {
-            headers.add(HTTPField.lastModified, HTTPDate.string(from: lastModified))
+            headers.add(.lastModified, HTTPDate.string(from: lastModified))
         }
         response = HTTPResponse(status: 200, headers: headers, body: body)
         self.lastModified = lastModified
@@ -46,13 +46,13 @@ struct Representation: Sendable {
             return response
         }
         var headers = response.headers
-        headers.remove("Content-Type")
+        headers[.contentType] = nil
         return HTTPResponse(status: 304, headers: headers)
     }
 
     /// Bytes held, for the cache's budget: the body and the header text.
     var size: Int {
-        response.body.count + response.headers.fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
+        response.body.count + response.headers.reduce(0) { $0 + $1.name.rawName.utf8.count + $1.value.utf8.count + 4 }
     }
 }
 
@@ -60,10 +60,10 @@ struct Representation: Sendable {
 /// when there is no tag list).
 enum Conditions {
     static func notModified(_ request: HTTPRequest, tag: String, lastModified: Date?) -> Bool {
-        if let list = request.headers[HTTPField.ifNoneMatch] {
+        if let list = request.headers[.ifNoneMatch] {
             return EntityTag.list(list, contains: tag, weak: true)
         }
-        if let lastModified, let text = request.headers[HTTPField.ifModifiedSince], let since = HTTPDate.date(from: text) {
+        if let lastModified, let text = request.headers[.ifModifiedSince], let since = HTTPDate.date(from: text) {
             return lastModified <= since
         }
         return false

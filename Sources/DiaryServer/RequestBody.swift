@@ -10,7 +10,7 @@ enum RequestBody {
         let lineDelimited = Body.self is any LineDelimitedBody.Type
         let accepted = [MediaTypes.json] + (textType == nil ? [] : MediaTypes.text) + (lineDelimited ? [MediaTypes.ndjson] : [])
         let hint = "Send the body as JSON with the header -H 'Content-Type: application/json'."
-        guard let contentType = request.headers[HTTPField.contentType] else {
+        guard let contentType = request.headers[.contentType] else {
             throw .unsupportedMediaType("The request has no Content-Type. \(hint)")
         }
         let parts = contentType.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }

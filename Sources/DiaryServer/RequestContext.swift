@@ -17,18 +17,18 @@ public struct RequestContext: Sendable {
 
     /// The `If-Match` condition as a check on the stored entry, or nil without the header.
     public var entryPrecondition: EntryPrecondition? {
-        guard let list = request.headers[HTTPField.ifMatch] else { return nil }
+        guard let list = request.headers[.ifMatch] else { return nil }
         return { entry in EntityTag.list(list, contains: EntityTag.of(JSONCoding.encode(entry)), weak: false) }
     }
 
     /// The `Idempotency-Key` with a fingerprint of `body` (and the path), or nil without the header.
     /// A key must be 1 to 255 visible ASCII characters.
     public func idempotencyKey(for body: some Encodable) throws(Problem) -> IdempotencyKey? {
-        guard let key = request.headers[HTTPField.idempotencyKey] else { return nil }
+        guard let key = request.headers[.idempotencyKey] else { return nil }
         guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
             throw .badRequest(
                 "The Idempotency-Key header must be 1 to 255 visible ASCII characters.",
-                errors: [FieldError(field: HTTPField.idempotencyKey, message: "must be 1 to 255 visible ASCII characters")]
+                errors: [FieldError(field: HTTPHeaderName.idempotencyKey.rawName, message: "must be 1 to 255 visible ASCII characters")]
             )
         }
         // The validated body re-encoded (sorted keys): the same request in other spacing is the same request.

@@ -41,7 +41,7 @@ public final class ResponseCache: Sendable {
     /// tenth of a cached read); nil when none is kept, and the route then builds the answer.
     /// Only routes keep answers, so a target that is kept belongs to a cacheable route.
     public func keptAnswer(to request: HTTPRequest) -> HTTPResponse? {
-        guard request.method == "GET" || request.method == "HEAD", let version = currentVersion() else { return nil }
+        guard request.method == .get || request.method == .head, let version = currentVersion() else { return nil }
         let key = Self.key(request)
         let kept = state.withLock { state -> Representation? in
             guard state.version == version, let found = state.answers[key] else { return nil }

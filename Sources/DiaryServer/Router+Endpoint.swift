@@ -35,7 +35,7 @@ extension Router {
         cache: ResponseCache? = nil,
         handler: @escaping EndpointHandler<E>
     ) {
-        let cache = E.method == .GET && E.access == .open ? cache : nil
+        let cache = E.method == .get && E.access == .open ? cache : nil
         add(Route(method: E.method, path: E.path) { request, pathParameters in
             let build = { () -> Result<Representation, ResponseCache.Uncached> in
                 do throws(Problem) {
@@ -82,30 +82,30 @@ extension Router {
         var headers = HTTPHeaders.standard(contentType: "application/json; charset=utf-8", cacheable: E.access == .open)
         let uncached = { (response: HTTPResponse) in Result<Representation, ResponseCache.Uncached>.failure(.init(response: response)) }
         if E.successStatus == 204 {
-            headers.remove("Content-Type")
+            headers[.contentType] = nil
             return uncached(HTTPResponse(status: 204, headers: headers))
         }
         if let stream = reply.stream {
-            headers.set("Content-Type", "\(reply.contentType ?? MediaTypes.json); charset=utf-8")
-            return uncached(HTTPResponse(status: E.successStatus, headers: headers, stream: stream))
+            headers[.contentType] = "\(reply.contentType ?? MediaTypes.json); charset=utf-8"
+            return uncached(HTTPResponse(status: HTTPStatus(code: E.successStatus), headers: headers, stream: stream))
         }
         let body = JSONCoding.encode(reply.value)
         if E.successStatus == 201 {
-            if let located = reply.value as? any Locatable { headers.add(HTTPField.location, located.location) }
-            if reply.replayed { headers.add(HTTPField.idempotentReplayed, "true") }
+            if let located = reply.value as? any Locatable { headers.add(.location, located.location) }
+            if reply.replayed { headers.add(.idempotentReplayed, "true") }
             return uncached(HTTPResponse(status: 201, headers: headers, body: body))
         }
         if let paged = endpoint as? any PagedEndpoint, let page = reply.value as? EntryPage {
-            headers.add(HTTPField.link, PageLinks.header(for: paged, page: page))
-            headers.add(HTTPField.totalCount, String(page.total))
+            headers.add(.link, PageLinks.header(for: paged, page: page))
+            headers.add(.totalCount, String(page.total))
         }
-        guard E.successStatus == 200, [.GET, .PUT, .PATCH].contains(E.method) else {
-            return uncached(HTTPResponse(status: E.successStatus, headers: headers, body: body))
+        guard E.successStatus == 200, [.get, .put, .patch].contains(E.method) else {
+            return uncached(HTTPResponse(status: HTTPStatus(code: E.successStatus), headers: headers, body: body))
         }
         let representation = Representation(headers: headers, body: body, lastModified: reply.lastModified)
         // A PUT or PATCH answers with the resource's new state, the bytes a GET now gives: its
         // ETag is the one to send in the next If-Match (RFC 9110 §8.8.3), with no GET between.
-        guard E.method == .GET else { return uncached(representation.response) }
+        guard E.method == .get else { return uncached(representation.response) }
         return .success(representation)
     }
 }

@@ -30,11 +30,11 @@ public struct Router: Sendable {
             return HTTPResponse(problem: .badRequest("The request path has a broken percent-escape or is not UTF-8."))
         }
         // HEAD is GET without the body; the transport leaves the body out.
-        let method = request.method == "HEAD" ? "GET" : request.method
+        let method = request.method == .head ? .get : request.method
         var allowed: [HTTPMethod] = []
         for route in routes {
             guard let parameters = route.path.match(segments) else { continue }
-            if route.method.rawValue == method {
+            if route.method == method {
                 return route.respond(request, parameters)
             }
             allowed.append(route.method)
@@ -42,20 +42,20 @@ public struct Router: Sendable {
         guard !allowed.isEmpty else {
             return HTTPResponse(problem: .notFound("There is no resource at \(request.path.prefix(200))."))
         }
-        if allowed.contains(.GET) { allowed.append(.HEAD) }
-        allowed.append(.OPTIONS)
+        if allowed.contains(.get) { allowed.append(.head) }
+        allowed.append(.options)
         let allow = allowed.map(\.rawValue).joined(separator: ", ")
-        if request.method == "OPTIONS" {
+        if request.method == .options {
             var headers = HTTPHeaders.standard(contentType: "text/plain; charset=utf-8", cacheable: true)
-            headers.add("Allow", allow)
+            headers.add(.allow, allow)
             return HTTPResponse(status: 204, headers: headers)
         }
         return HTTPResponse(
             problem: Problem(
                 title: "Method Not Allowed", status: 405,
-                detail: "\(request.method.prefix(20)) is not allowed on \(request.path.prefix(200)); use \(allow)."
+                detail: "\(request.method.rawValue.prefix(20)) is not allowed on \(request.path.prefix(200)); use \(allow)."
             ),
-            headers: ["Allow": allow]
+            headers: [.allow: allow]
         )
     }
 }

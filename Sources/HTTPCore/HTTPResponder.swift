@@ -1,3 +1,5 @@
+import HTTPTypes
+
 /// What a transport serves. Called on the transport's worker threads, hence `Sendable`
 /// and synchronous: a worker owns its request from the first byte to the last.
 public protocol HTTPResponder: Sendable {
@@ -17,13 +19,13 @@ public protocol HTTPResponder: Sendable {
 extension HTTPResponder {
     /// Every method but the safe ones (RFC 9110 §9.2.1) may write, and so wait on the disk.
     public func mayBlock(_ request: HTTPRequest) -> Bool {
-        !["GET", "HEAD", "OPTIONS"].contains(request.method)
+        ![.get, .head, .options].contains(request.method)
     }
 
     public func respond(to error: HTTPRequestError, request: HTTPRequest) -> HTTPResponse {
         HTTPResponse(
             status: error.status,
-            headers: ["Content-Type": "text/plain; charset=utf-8"],
+            headers: [.contentType: "text/plain; charset=utf-8"],
             body: Array("\(error.reason)\n".utf8)
         )
     }
@@ -31,10 +33,10 @@ extension HTTPResponder {
 
 /// Why the transport refused a request before handing it to the responder.
 public struct HTTPRequestError: Error, Sendable, Equatable {
-    public var status: Int
+    public var status: HTTPStatus
     public var reason: String
 
-    public init(status: Int, reason: String) {
+    public init(status: HTTPStatus, reason: String) {
         self.status = status
         self.reason = reason
     }

@@ -1,18 +1,20 @@
+import HTTPTypes
+
 /// A complete HTTP response; the transport copies `body` out once when it sends it, or, when
 /// `stream` is set, sends the stream's chunks instead (chunked, length unknown).
 public struct HTTPResponse: Sendable {
-    public var status: Int
+    public var status: HTTPStatus
     public var headers: HTTPHeaders
     public var body: [UInt8]
     public var stream: HTTPBodyStream?
 
-    public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
+    public init(status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
         self.status = status
         self.headers = headers
         self.body = body
     }
 
-    public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), stream: HTTPBodyStream) {
+    public init(status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders(), stream: HTTPBodyStream) {
         self.init(status: status, headers: headers)
         self.stream = stream
     }

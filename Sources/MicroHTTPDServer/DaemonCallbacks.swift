@@ -94,8 +94,12 @@ enum DaemonCallbacks {
     /// Collects every header occurrence in order, so that duplicates stay visible.
     private static let collectHeader: MHD_KeyValueIterator = { cls, _, key, value in
         guard let cls, let key else { return .YES }
-        let headers = cls.assumingMemoryBound(to: HTTPHeaders.self)
-        headers.pointee.add(String(cString: key), value.map { String(cString: $0) } ?? "")
+        let head = cls.assumingMemoryBound(to: ReceivedHead.self)
+        guard let name = HTTPHeaderName(String(cString: key)) else {
+            head.pointee.invalidFieldName = true
+            return .NO
+        }
+        head.pointee.headers.add(name, value.map { String(cString: $0) } ?? "")
         return .YES
     }
 
@@ -106,11 +110,11 @@ enum DaemonCallbacks {
         let request = Unmanaged<RequestAccumulator>.fromOpaque(state).takeUnretainedValue()
 
         if !request.headersRead {
-            var headers = HTTPHeaders()
-            withUnsafeMutablePointer(to: &headers) { pointer in
+            var head = ReceivedHead()
+            withUnsafeMutablePointer(to: &head) { pointer in
                 _ = MHD_get_connection_values(connection, .HEADER_KIND, collectHeader, pointer)
             }
-            request.setHead(method: method.map { String(cString: $0) } ?? "", headers: headers)
+            request.setHead(method: method.map { String(cString: $0) } ?? "", received: head)
             if let refusal = request.refusal(maxBodySize: context.maxBodySize) {
                 // Queued before the body is read: libmicrohttpd then skips `100 Continue`, drops the body
                 // and, with `Connection: close`, the connection, so nothing left over is read as a request.
@@ -147,7 +151,7 @@ enum DaemonCallbacks {
 
     private static func answer(_ request: HTTPRequest, context: DaemonContext) -> HTTPResponse {
         var response = context.responder.respond(to: request)
-        if request.method == "HEAD" {
+        if request.method == .head {
             // libmicrohttpd still writes the final empty chunk of a chunked answer to HEAD, which
             // a client then reads as the start of the next response: HEAD gets no stream at all.
             response.stream = nil
@@ -176,19 +180,18 @@ enum DaemonCallbacks {
         }
         guard let created else { return .NO }
         defer { MHD_destroy_response(created) }
-        for (name, value) in response.headers {
-            let lowered = name.lowercased()
-            if lowered == "content-length" || lowered == "transfer-encoding" || (closing && lowered == "connection") {
+        for field in response.headers {
+            if field.name == .contentLength || field.name == .transferEncoding || (closing && field.name == .connection) {
                 continue
             }
             // libmicrohttpd refuses (and so drops) a value with CR or LF: no header injection.
             // It refuses an empty value too; one space reads as empty to every client.
-            _ = MHD_add_response_header(created, name, value.isEmpty ? " " : value)
+            _ = MHD_add_response_header(created, field.name.rawName, field.value.isEmpty ? " " : field.value)
         }
         if closing {
             _ = MHD_add_response_header(created, "Connection", "close")
         }
-        let status = (100...999).contains(response.status) ? response.status : 500
+        let status = (100...999).contains(response.status.code) ? response.status.code : 500
         return MHD_queue_response(connection, UInt32(status), created)
     }
 }

@@ -6,8 +6,11 @@ final class RequestAccumulator {
     /// The request target exactly as sent, before libmicrohttpd splits off and parses the query.
     let path: String
     let rawQuery: String?
-    private(set) var method = ""
+    /// The method as sent; nil until the head is read, or when it is not a token.
+    private(set) var method: HTTPMethod?
     private(set) var headers = HTTPHeaders()
+    /// A header name that is not a token (RFC 9110 §5.1) was sent.
+    private var invalidFieldName = false
     private(set) var headersRead = false
     private(set) var body: [UInt8] = []
     /// Set when a body without `Content-Length` grew past the limit; the rest is read and dropped.
@@ -28,24 +31,29 @@ final class RequestAccumulator {
 
     /// What was read so far, with an empty body: the request an error response is made for.
     var head: HTTPRequest {
-        HTTPRequest(method: method, path: path, rawQuery: rawQuery, headers: headers)
+        HTTPRequest(method: method ?? .get, path: path, rawQuery: rawQuery, headers: headers)
     }
 
     var complete: HTTPRequest {
-        HTTPRequest(method: method, path: path, rawQuery: rawQuery, headers: headers, body: body)
+        HTTPRequest(method: method ?? .get, path: path, rawQuery: rawQuery, headers: headers, body: body)
     }
 
-    func setHead(method: String, headers: HTTPHeaders) {
-        self.method = method
-        self.headers = headers
+    func setHead(method: String, received: ReceivedHead) {
+        self.method = HTTPMethod(method)
+        headers = received.headers
+        invalidFieldName = received.invalidFieldName
         headersRead = true
     }
 
     /// Why the headers alone already rule the request out, or nil. libmicrohttpd 0.9.75 takes the
     /// first of two `Content-Length`s and reads the rest as a second request, a smuggling hole.
     func refusal(maxBodySize: Int) -> HTTPRequestError? {
-        let lengths = headers.values(for: "Content-Length")
-        let encodings = headers.values(for: "Transfer-Encoding")
+        guard method != nil else { return .malformed("The request method is not a token.") }
+        if invalidFieldName {
+            return .malformed("A header field name holds a character that a field name cannot hold.")
+        }
+        let lengths = headers[values: .contentLength]
+        let encodings = headers[values: .transferEncoding]
         if lengths.count > 1 {
             return .malformed("The request has more than one Content-Length header.")
         }
@@ -84,6 +92,12 @@ final class RequestAccumulator {
         body.append(contentsOf: chunk)
         return true
     }
+}
+
+/// The header fields libmicrohttpd read, gathered by its iterator.
+struct ReceivedHead {
+    var headers = HTTPHeaders()
+    var invalidFieldName = false
 }
 
 extension String {

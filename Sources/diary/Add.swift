@@ -2,6 +2,7 @@ import ArgumentParser
 import DiaryAPI
 import DiaryClient
 import Foundation
+import HTTPTypes
 
 // MARK: - diary add
 
@@ -48,7 +49,7 @@ extension DiaryCommand {
             ))
             // One key for the post and its retry: if the first answer was lost on the way back,
             // the server replays it instead of writing the entry twice.
-            let key = [HTTPField.idempotencyKey: UUID().uuidString]
+            let key = [HTTPField.Name.idempotencyKey.rawName: UUID().uuidString]
             let entry: Entry
             do {
                 entry = try await client.send(post, headers: key)

@@ -141,7 +141,7 @@ import Testing
             let target = template.replacingOccurrences(of: #"\{[^/}]+\}"#, with: "1", options: .regularExpression)
             for method in Self.methods where item[method] != nil {
                 operations += 1
-                let response = app.respond(to: HTTPRequest(method: method.uppercased(), target: target))
+                let response = app.respond(to: HTTPRequest(method: HTTPMethod(method.uppercased())!, target: target))
                 let detail = (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])?["detail"] as? String
                 let unrouted = response.status == 405 || (response.status == 404 && detail?.hasPrefix("There is no resource") == true)
                 #expect(!unrouted, "\(method.uppercased()) \(template) is in the document but not routed (\(response.status) \(detail ?? ""))")

@@ -154,7 +154,7 @@ import Testing
 @Suite struct BadInputTests {
     /// Every error is problem+json whose status matches the response's.
     func expectProblem(_ response: HTTPResponse, _ status: Int, _ detailContains: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(response.status == status, sourceLocation: sourceLocation)
+        #expect(response.status.code == status, sourceLocation: sourceLocation)
         let problem = response.problem
         #expect(problem?.status == status, "not a problem+json body: \(response.text)", sourceLocation: sourceLocation)
         if let detailContains {

@@ -35,11 +35,11 @@ final class TestApplication: Sendable {
         contentType: String? = "application/json", body: [UInt8]? = nil, headers extra: [(String, String)] = []
     ) -> HTTPResponse {
         var headers = HTTPHeaders()
-        if let token { headers.add("Authorization", "Bearer \(token)") }
-        if json != nil || body != nil, let contentType { headers.add("Content-Type", contentType) }
-        for (name, value) in extra { headers.add(name, value) }
+        if let token { headers.add(.authorization, "Bearer \(token)") }
+        if json != nil || body != nil, let contentType { headers.add(.contentType, contentType) }
+        for (name, value) in extra { headers.add(HTTPHeaderName(name)!, value) }
         let bytes = body ?? json.map { Array($0.utf8) } ?? []
-        return app.respond(to: HTTPRequest(method: method, target: target, headers: headers, body: bytes))
+        return app.respond(to: HTTPRequest(method: HTTPMethod(method)!, target: target, headers: headers, body: bytes))
     }
 }
 

@@ -23,7 +23,7 @@ struct HTTPServerTests {
     @Test func requestHeadersArriveInOrderWithDuplicates() throws {
         struct HeaderEcho: HTTPResponder {
             func respond(to request: HTTPRequest) -> HTTPResponse {
-                let text = request.headers.fields.map { "\($0.name)=\($0.value)" }.joined(separator: "|")
+                let text = request.headers.map { "\($0.name.rawName)=\($0.value)" }.joined(separator: "|")
                 return HTTPResponse(status: 200, body: Array(text.utf8))
             }
         }
@@ -336,7 +336,7 @@ struct HTTPServerTests {
     @Test func emptyResponseHeaderValuesSurvive() throws {
         struct EmptyHeader: HTTPResponder {
             func respond(to request: HTTPRequest) -> HTTPResponse {
-                HTTPResponse(status: 200, headers: ["X-Empty": "", "X-Full": "yes"], body: Array("ok".utf8))
+                HTTPResponse(status: 200, headers: HTTPHeaders(fields: [("X-Empty", ""), ("X-Full", "yes")]), body: Array("ok".utf8))
             }
         }
         let server = HTTPServer(configuration: HTTPServerConfiguration(port: 0, threads: 2), responder: EmptyHeader())

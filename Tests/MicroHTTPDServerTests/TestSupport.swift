@@ -15,13 +15,13 @@ struct EchoResponder: HTTPResponder {
 
     func respond(to request: HTTPRequest) -> HTTPResponse {
         probe.calls.add(1, ordering: .relaxed)
-        var headers: HTTPHeaders = [
-            "Content-Type": "text/plain; charset=utf-8",
-            "X-Method": request.method,
-            "X-Path": request.path,
-            "X-Query": request.rawQuery ?? "<none>",
-            "X-Body-Length": String(request.body.count),
-        ]
+        var headers = HTTPHeaders(fields: [
+            ("Content-Type", "text/plain; charset=utf-8"),
+            ("X-Method", request.method.rawValue),
+            ("X-Path", request.path),
+            ("X-Query", request.rawQuery ?? "<none>"),
+            ("X-Body-Length", String(request.body.count)),
+        ])
         switch request.path {
         case "/slow":
             probe.slowRequestStarted.store(true, ordering: .releasing)
@@ -30,7 +30,7 @@ struct EchoResponder: HTTPResponder {
             return HTTPResponse(status: 200, headers: headers, body: Array("slow done".utf8))
         case "/wrong-length":
             // The transport must frame the body itself, whatever the responder claims.
-            headers.add("Content-Length", "999")
+            headers.add(.contentLength, "999")
             return HTTPResponse(status: 200, headers: headers, body: Array("abc".utf8))
         case "/empty":
             return HTTPResponse(status: 204, headers: headers)
@@ -43,7 +43,7 @@ struct EchoResponder: HTTPResponder {
     func respond(to error: HTTPRequestError, request: HTTPRequest) -> HTTPResponse {
         HTTPResponse(
             status: error.status,
-            headers: ["X-Refused": error.reason, "X-Path": request.path],
+            headers: HTTPHeaders(fields: [("X-Refused", error.reason), ("X-Path", request.path)]),
             body: Array("refused: \(error.reason)".utf8)
         )
     }
@@ -95,5 +95,13 @@ final class TestThread: Sendable {
 
     func join() {
         pthread_join(thread, nil)
+    }
+}
+
+extension HTTPHeaders {
+    /// Fields from names written as strings, in order (a test's names are all valid).
+    init(fields: [(String, String)]) {
+        self.init()
+        for (name, value) in fields { add(HTTPHeaderName(name)!, value) }
     }
 }
