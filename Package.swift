@@ -62,7 +62,7 @@ let package = Package(
         .target(
             name: "DiarySQLiteStore",
             dependencies: ["DiaryStore", "DiaryAPI", "SearchSnippets", .product(name: "GRDB", package: "GRDB.swift")],
-            resources: [.embedInCode("schema.sql")]
+            resources: [.embedInCode("schema.sql"), .embedInCode("schema-v2.sql")]
         ),
 
         // MARK: Server, client and terminal presentation
@@ -110,7 +110,7 @@ let package = Package(
         .testTarget(name: "MicroHTTPDServerTests", dependencies: [
             "MicroHTTPDServer", "HTTPCore", "ProcessControl", .product(name: "HTTPTypes", package: "swift-http-types"),
         ]),
-        .testTarget(name: "DiaryAPITests", dependencies: ["DiaryAPI", "ByteEncodings"]),
+        .testTarget(name: "DiaryAPITests", dependencies: ["DiaryAPI", "ByteEncodings", "SeededRandom"]),
         .testTarget(name: "DiaryStoreTests", dependencies: ["DiarySQLiteStore", "DiaryStore", "DiaryAPI", "APITokens"]),
         .testTarget(name: "SearchSnippetsTests", dependencies: ["SearchSnippets", "DiaryAPI"]),
         .testTarget(name: "DiaryServerTests", dependencies: [

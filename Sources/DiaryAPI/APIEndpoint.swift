@@ -4,7 +4,8 @@ import HTTPTypes
 
 /// Who may call an endpoint.
 public enum Access: Sendable {
-    /// Anyone.
+    /// Anyone. A token, when sent, is checked (401 for a bad one) and shows its owner's
+    /// unlisted and private entries as well.
     case open
     /// A caller with a valid bearer token.
     case token

@@ -64,7 +64,8 @@ public struct GetEntry: APIEndpoint {
     public var pathParameters: [String: String] { ["entry_id": String(entryID)] }
 }
 
-/// `POST /api/entries`: 201 with `Location` and the new entry.
+/// `POST /api/entries`: 201 with `Location` and the new entry. `?visibility=` sets the
+/// visibility of a body that names none: the way a plain-text or Markdown post sets it.
 public struct CreateEntry: APIEndpoint {
     public typealias Response = Entry
     public static let method = HTTPRequest.Method.post
@@ -75,7 +76,16 @@ public struct CreateEntry: APIEndpoint {
     public var body: NewEntry?
 
     public init(_ newEntry: NewEntry) { body = newEntry }
-    public init(_ request: EndpointRequest<NewEntry>) throws(ParameterError) { body = request.body }
+
+    public init(_ request: EndpointRequest<NewEntry>) throws(ParameterError) {
+        body = request.body
+        if let text = request.queryValue("visibility") {
+            guard let visibility = Visibility(rawValue: text) else {
+                throw ParameterError(name: "visibility", message: "must be \(Visibility.choices), not '\(text.prefix(40))'")
+            }
+            if body?.visibility == nil { body?.visibility = .known(visibility) }
+        }
+    }
 }
 
 /// `PUT /api/entries/{entry_id}`: replaces title and body; owner only.
@@ -161,6 +171,29 @@ public struct GetDiary: APIEndpoint {
 
     public init(diaryID: Int64) { self.diaryID = diaryID }
     public init(_ request: EndpointRequest<NoBody>) throws(ParameterError) { diaryID = try request.id("diary_id") }
+    public var pathParameters: [String: String] { ["diary_id": String(diaryID)] }
+}
+
+/// `PATCH /api/diaries/{diary_id}`: changes the title or the default visibility; owner only.
+public struct UpdateDiary: APIEndpoint {
+    public typealias Response = Diary
+    public static let method = HTTPRequest.Method.patch
+    public static let path: PathTemplate = "/api/diaries/{diary_id}"
+    public static let access = Access.token
+
+    public var diaryID: Int64
+    public var body: DiaryPatch?
+
+    public init(diaryID: Int64, _ patch: DiaryPatch) {
+        self.diaryID = diaryID
+        body = patch
+    }
+
+    public init(_ request: EndpointRequest<DiaryPatch>) throws(ParameterError) {
+        diaryID = try request.id("diary_id")
+        body = request.body
+    }
+
     public var pathParameters: [String: String] { ["diary_id": String(diaryID)] }
 }
 
@@ -268,7 +301,7 @@ public enum APIEndpoints {
     /// Every endpoint of the API, in the order the documentation lists them.
     public static let all: [any APIEndpoint.Type] = [
         ListEntries.self, GetEntry.self, CreateEntry.self, ReplaceEntry.self, UpdateEntry.self, DeleteEntry.self,
-        ListDiaries.self, GetDiary.self, ListDiaryEntries.self, CreateDiary.self,
+        ListDiaries.self, GetDiary.self, ListDiaryEntries.self, CreateDiary.self, UpdateDiary.self,
         GetCurrentUser.self, GetHealth.self,
         ListTags.self, ExportEntries.self, ImportEntries.self,
     ]

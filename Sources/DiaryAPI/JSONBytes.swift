@@ -116,6 +116,7 @@ extension Entry: JSONWritable {
         json.key(CodingKeys.tags); json.array(tags) { json, tag in json.string(tag) }
         json.key(CodingKeys.title); json.string(title)
         json.key(CodingKeys.updated); json.date(updated)
+        json.key(CodingKeys.visibility); json.string(visibility.rawValue)
         json.byte(UInt8(ascii: "}"))
     }
 }
@@ -141,6 +142,7 @@ extension Diary: JSONWritable {
     public func write(to json: inout JSONBytes) {
         json.byte(UInt8(ascii: "{"))
         json.key(CodingKeys.created, first: true); json.date(created)
+        json.key(CodingKeys.defaultVisibility); json.string(defaultVisibility.rawValue)
         json.key(CodingKeys.id); json.integer(id)
         json.key(CodingKeys.entryCount); json.integer(entryCount)
         json.key(CodingKeys.owner); json.string(owner)

@@ -14,13 +14,15 @@ public struct Entry: Codable, Sendable, Equatable {
     public var updated: Date
     /// Normalised tags (see `TagRules`), sorted; always encoded, possibly empty.
     public var tags: [String]
+    /// Who may read it; always encoded.
+    public var visibility: Visibility
     /// In search results only: about 80 characters around the first match as HTML text (see
     /// `SnippetMarkup`), matches wrapped in `<mark>`…`</mark>`; never encoded when nil.
     public var snippet: String?
 
     public init(
         id: Int64, diaryID: Int64, author: String, title: String, body: String, created: Date, updated: Date,
-        tags: [String] = [], snippet: String? = nil
+        tags: [String] = [], visibility: Visibility = .public, snippet: String? = nil
     ) {
         self.id = id
         self.diaryID = diaryID
@@ -30,15 +32,37 @@ public struct Entry: Codable, Sendable, Equatable {
         self.created = created
         self.updated = updated
         self.tags = tags
+        self.visibility = visibility
         self.snippet = snippet
     }
 
     enum CodingKeys: String, CodingKey {
-        case id = "entry_id", diaryID = "diary_id", author, title, body, created, updated, tags, snippet
+        case id = "entry_id", diaryID = "diary_id", author, title, body, created, updated, tags, visibility, snippet
+    }
+
+    /// Written by hand so that an import file without `visibility` still reads (as public here;
+    /// `ImportedEntry` tells the store it was absent, and the diary's default applies).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(Int64.self, forKey: .id)
+        diaryID = try container.decode(Int64.self, forKey: .diaryID)
+        author = try container.decode(String.self, forKey: .author)
+        title = try container.decode(String.self, forKey: .title)
+        body = try container.decode(String.self, forKey: .body)
+        created = try container.decode(Date.self, forKey: .created)
+        updated = try container.decode(Date.self, forKey: .updated)
+        tags = try container.decode([String].self, forKey: .tags)
+        visibility = try container.decodeIfPresent(VisibilityField.self, forKey: .visibility)?.value ?? .public
+        snippet = try container.decodeIfPresent(String.self, forKey: .snippet)
     }
 
     /// Written by hand so that `snippet` is left out, not `null`, outside search results.
     public func encode(to encoder: any Encoder) throws {
+        try encode(to: encoder, includingVisibility: true)
+    }
+
+    /// An import file may leave `visibility` out (see `ImportedEntry`).
+    func encode(to encoder: any Encoder, includingVisibility: Bool) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
         try container.encode(diaryID, forKey: .diaryID)
@@ -48,6 +72,7 @@ public struct Entry: Codable, Sendable, Equatable {
         try container.encode(created, forKey: .created)
         try container.encode(updated, forKey: .updated)
         try container.encode(tags, forKey: .tags)
+        if includingVisibility { try container.encode(visibility, forKey: .visibility) }
         try container.encodeIfPresent(snippet, forKey: .snippet)
     }
 }
@@ -127,21 +152,28 @@ public struct Diary: Codable, Sendable, Equatable {
     /// The name of the user who owns the diary.
     public var owner: String
     public var title: String
+    /// The visibility of an entry written without one.
+    public var defaultVisibility: Visibility
+    /// Its entries the reader may list: public ones, and all of them for its owner.
     public var entryCount: Int
     public var created: Date
+    /// When it, or an entry the reader may list, last changed.
     public var updated: Date
 
-    public init(id: Int64, owner: String, title: String, entryCount: Int, created: Date, updated: Date) {
+    public init(
+        id: Int64, owner: String, title: String, defaultVisibility: Visibility = .public, entryCount: Int, created: Date, updated: Date
+    ) {
         self.id = id
         self.owner = owner
         self.title = title
+        self.defaultVisibility = defaultVisibility
         self.entryCount = entryCount
         self.created = created
         self.updated = updated
     }
 
     enum CodingKeys: String, CodingKey {
-        case id = "diary_id", owner, title, entryCount = "entry_count", created, updated
+        case id = "diary_id", owner, title, defaultVisibility = "default_visibility", entryCount = "entry_count", created, updated
     }
 }
 

@@ -120,6 +120,12 @@ private struct FieldChecks {
         }
     }
 
+    mutating func check(_ visibility: VisibilityField?, field: String = "visibility") -> VisibilityField? {
+        guard let visibility else { return nil }
+        if case .failure(let error) = visibility.validated(field: field) { errors.append(error) }
+        return visibility
+    }
+
     func finish<T>(_ value: T) -> Result<T, ValidationFailure> {
         errors.isEmpty ? .success(value) : .failure(ValidationFailure(errors))
     }
@@ -131,7 +137,9 @@ extension NewEntry: ValidatableBody {
         let title = checks.check(EntryRules.title(title)), body = checks.check(EntryRules.body(body))
         if let diaryID, diaryID <= 0 { checks.errors.append(FieldError(field: "diary_id", message: "must be a positive integer")) }
         let tags = checks.check(tags: tags)
-        return checks.finish(NewEntry(title: title, body: body, diaryID: diaryID, tags: tags, created: created))
+        var valid = NewEntry(title: title, body: body, diaryID: diaryID, tags: tags, created: created)
+        valid.visibility = checks.check(visibility)
+        return checks.finish(valid)
     }
 }
 
@@ -141,20 +149,24 @@ extension EntryReplacement: ValidatableBody {
         let title = checks.check(EntryRules.title(title)), body = checks.check(EntryRules.body(body))
         // Checked before `finish` is called: its `checks` is read before its argument is evaluated.
         let tags = checks.check(tags: tags)
-        return checks.finish(EntryReplacement(title: title, body: body, tags: tags))
+        var valid = EntryReplacement(title: title, body: body, tags: tags, created: created)
+        valid.visibility = checks.check(visibility)
+        return checks.finish(valid)
     }
 }
 
 extension EntryPatch: ValidatableBody {
     public func validated() -> Result<EntryPatch, ValidationFailure> {
         var checks = FieldChecks()
-        if title == nil && body == nil && tags == nil {
-            checks.errors.append(FieldError(field: "title", message: "send title, body, tags or some of them to change"))
+        if title == nil && body == nil && tags == nil && visibility == nil && created == nil {
+            checks.errors.append(FieldError(field: "title", message: "send title, body, tags, visibility, created or some of them to change"))
         }
         let title = self.title.map { checks.check(EntryRules.title($0)) }
         let body = self.body.map { checks.check(EntryRules.body($0)) }
         let tags = checks.check(tags: tags)
-        return checks.finish(EntryPatch(title: title, body: body, tags: tags))
+        var valid = EntryPatch(title: title, body: body, tags: tags, created: created)
+        valid.visibility = checks.check(visibility)
+        return checks.finish(valid)
     }
 }
 
@@ -162,7 +174,21 @@ extension NewDiary: ValidatableBody {
     public func validated() -> Result<NewDiary, ValidationFailure> {
         var checks = FieldChecks()
         let title = checks.check(EntryRules.title(title))
-        return checks.finish(NewDiary(title: title))
+        var valid = NewDiary(title: title)
+        valid.defaultVisibility = checks.check(defaultVisibility, field: "default_visibility")
+        return checks.finish(valid)
+    }
+}
+
+extension DiaryPatch: ValidatableBody {
+    public func validated() -> Result<DiaryPatch, ValidationFailure> {
+        var checks = FieldChecks()
+        if title == nil && defaultVisibility == nil {
+            checks.errors.append(FieldError(field: "title", message: "send title, default_visibility or both to change"))
+        }
+        var valid = DiaryPatch(title: title.map { checks.check(EntryRules.title($0)) })
+        valid.defaultVisibility = checks.check(defaultVisibility, field: "default_visibility")
+        return checks.finish(valid)
     }
 }
 
@@ -175,16 +201,17 @@ extension ImportBatch: ValidatableBody {
     /// Every entry must be one the API could have written: the field names say which entry failed.
     public func validated() -> Result<ImportBatch, ValidationFailure> {
         var checks = FieldChecks()
-        let entries = entries.enumerated().map { index, entry in
-            var entry = entry
-            entry.title = checks.check(EntryRules.title(entry.title, field: "[\(index)].title"))
-            entry.body = checks.check(EntryRules.body(entry.body, field: "[\(index)].body"))
-            entry.tags = checks.check(tags: entry.tags, field: "[\(index)].tags") ?? []
-            if !(1...Self.maxID).contains(entry.id) || !(1...Self.maxID).contains(entry.diaryID) {
+        let entries = entries.enumerated().map { index, imported in
+            var imported = imported
+            imported.entry.title = checks.check(EntryRules.title(imported.entry.title, field: "[\(index)].title"))
+            imported.entry.body = checks.check(EntryRules.body(imported.entry.body, field: "[\(index)].body"))
+            imported.entry.tags = checks.check(tags: imported.entry.tags, field: "[\(index)].tags") ?? []
+            if !(1...Self.maxID).contains(imported.entry.id) || !(1...Self.maxID).contains(imported.entry.diaryID) {
                 checks.errors.append(FieldError(field: "[\(index)].entry_id", message: "entry_id and diary_id must be integers from 1 to \(Self.maxID)"))
             }
-            entry.snippet = nil
-            return entry
+            imported.visibility = checks.check(imported.visibility, field: "[\(index)].visibility")
+            imported.entry.snippet = nil
+            return imported
         }
         return checks.finish(ImportBatch(entries: entries))
     }

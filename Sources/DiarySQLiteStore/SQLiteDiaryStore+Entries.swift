@@ -4,26 +4,33 @@ import Foundation
 import GRDB
 
 extension SQLiteDiaryStore {
-    public func entry(id: Int64) throws(StoreError) -> Entry? {
+    public func entry(id: Int64, viewerID: Int64?) throws(StoreError) -> Entry? {
         try read(.entry(id)) { db in
-            try Self.fetchEntry(db, id: id)
+            guard let entry = try Self.fetchEntry(db, id: id) else { return nil }
+            if entry.visibility == .private, try Self.diaryOwner(db, diaryID: entry.diaryID)?.id != viewerID {
+                return nil
+            }
+            return entry
         }
     }
 
-    public func lastModified(diaryID: Int64?) throws(StoreError) -> Date? {
+    public func lastModified(diaryID: Int64?, viewerID: Int64?) throws(StoreError) -> Date? {
         try read(diaryID.map { .diary($0) } ?? .operation("diaries")) { db in
+            let seen = "CASE WHEN user_id = ? THEN updated ELSE public_updated END"
             let text: String?
             if let diaryID {
-                text = try String.fetchOne(db.cachedStatement(sql: "SELECT updated FROM diaries WHERE diary_id = ?"), arguments: [diaryID])
+                let statement = try db.cachedStatement(sql: "SELECT \(seen) FROM diaries WHERE diary_id = ?")
+                text = try String.fetchOne(statement, arguments: [viewerID, diaryID])
             } else {
-                text = try String.fetchOne(db.cachedStatement(sql: "SELECT max(updated) FROM diaries"))
+                text = try String.fetchOne(db.cachedStatement(sql: "SELECT max(\(seen)) FROM diaries"), arguments: [viewerID])
             }
             return try text.map { try Self.date($0, column: "diaries.updated") }
         }
     }
 
     public func createEntry(
-        userID: Int64, diaryID: Int64?, title: String, body: String, tags: [String], created: Date?, idempotency: IdempotencyKey?
+        userID: Int64, diaryID: Int64?, title: String, body: String, tags: [String], created: Date?, visibility: Visibility?,
+        idempotency: IdempotencyKey?
     ) throws(StoreError) -> Created<Entry> {
         let subject = diaryID.map { "new entry in diary \($0)" } ?? "new entry of user \(userID)"
         return try write(.operation(subject)) { db in
@@ -34,35 +41,40 @@ extension SQLiteDiaryStore {
                 }
                 return Created(entry, replayed: true)
             }
-            let (diaryID, author) = try Self.diaryForNewEntry(db, userID: userID, diaryID: diaryID, now: now.text)
-            let created = created.map { Date(timeIntervalSince1970: $0.timeIntervalSince1970.rounded(.down)) } ?? now.date
+            let diary = try Self.diaryForNewEntry(db, userID: userID, diaryID: diaryID, now: now.text)
+            let visibility = visibility ?? diary.defaultVisibility
+            let created = created.map(Self.wholeSeconds) ?? now.date
             try db.cachedStatement(sql: """
-                INSERT INTO entries (diary_id, title, body, created, updated) VALUES (?, ?, ?, ?, ?)
-                """).execute(arguments: [diaryID, title, body, RFC3339.string(from: created), now.text])
+                INSERT INTO entries (diary_id, title, body, created, updated, visibility) VALUES (?, ?, ?, ?, ?, ?)
+                """).execute(arguments: [diary.id, title, body, RFC3339.string(from: created), now.text, visibility.rawValue])
             let id = db.lastInsertedRowID
             try Self.setTags(db, entryID: id, tags: tags, replacing: false)
-            try Self.touchDiary(db, id: diaryID, now: now.text)
+            try Self.touchDiary(db, id: diary.id, now: now.text, publicly: visibility == .public)
             if let idempotency {
                 try Self.record(idempotency, userID: userID, resource: .entry, id: id, db, now: now.text)
             }
             return Created(Entry(
-                id: id, diaryID: diaryID, author: author, title: title, body: body, created: created, updated: now.date, tags: tags.sorted()
+                id: id, diaryID: diary.id, author: diary.author, title: title, body: body, created: created, updated: now.date,
+                tags: tags.sorted(), visibility: visibility
             ))
         }
     }
 
-    public func updateEntry(
-        id: Int64, userID: Int64, title: String?, body: String?, tags: [String]?, precondition: EntryPrecondition?
-    ) throws(StoreError) -> Entry {
+    public func updateEntry(id: Int64, userID: Int64, changes: EntryChanges, precondition: EntryPrecondition?) throws(StoreError) -> Entry {
         try write(.entry(id)) { db in
-            let diaryID = try Self.checkEntryOwner(db, entryID: id, userID: userID)
+            let stored = try Self.checkEntryOwner(db, entryID: id, userID: userID)
             try Self.check(precondition, entryID: id, db)
             let now = now()
             try db.cachedStatement(sql: """
-                UPDATE entries SET title = coalesce(?, title), body = coalesce(?, body), updated = ? WHERE entry_id = ?
-                """).execute(arguments: [title, body, now.text, id])
-            if let tags { try Self.setTags(db, entryID: id, tags: tags, replacing: true) }
-            try Self.touchDiary(db, id: diaryID, now: now.text)
+                UPDATE entries SET title = coalesce(?, title), body = coalesce(?, body), visibility = coalesce(?, visibility),
+                created = coalesce(?, created), updated = ? WHERE entry_id = ?
+                """).execute(arguments: [
+                    changes.title, changes.body, changes.visibility?.rawValue, changes.created.map { RFC3339.string(from: Self.wholeSeconds($0)) },
+                    now.text, id,
+                ])
+            if let tags = changes.tags { try Self.setTags(db, entryID: id, tags: tags, replacing: true) }
+            let publicly = stored.visibility == .public || changes.visibility == .public
+            try Self.touchDiary(db, id: stored.diaryID, now: now.text, publicly: publicly)
             guard let entry = try Self.fetchEntry(db, id: id) else {
                 throw StoreError(.notFound, .entry(id))  // Unreachable: checked above, same transaction.
             }
@@ -72,10 +84,10 @@ extension SQLiteDiaryStore {
 
     public func deleteEntry(id: Int64, userID: Int64, precondition: EntryPrecondition?) throws(StoreError) {
         try write(.entry(id)) { db in
-            let diaryID = try Self.checkEntryOwner(db, entryID: id, userID: userID)
+            let stored = try Self.checkEntryOwner(db, entryID: id, userID: userID)
             try Self.check(precondition, entryID: id, db)
             try db.cachedStatement(sql: "DELETE FROM entries WHERE entry_id = ?").execute(arguments: [id])
-            try Self.touchDiary(db, id: diaryID, now: now().text)
+            try Self.touchDiary(db, id: stored.diaryID, now: now().text, publicly: stored.visibility == .public)
         }
     }
 }
@@ -86,7 +98,7 @@ extension SQLiteDiaryStore {
     /// An entry's columns with its author (the name of its diary's owner) and its tags.
     static let entrySelectList = """
         SELECT e.entry_id, e.diary_id, u.name, e.title, e.body, e.created, e.updated,
-        (SELECT group_concat(t.tag, ',') FROM entry_tags t WHERE t.entry_id = e.entry_id)
+        (SELECT group_concat(t.tag, ',') FROM entry_tags t WHERE t.entry_id = e.entry_id), e.visibility
         """
 
     /// What joins an entry `e` to its author.
@@ -110,7 +122,27 @@ extension SQLiteDiaryStore {
             updated: date(row.decode(atIndex: 6), column: "entries.updated"),
             // Tags hold no commas (the API refuses them), so the list splits back exactly.
             // (Split by scalars: a comma followed by an emoji modifier is one Character.)
-            tags: (row[7] as String?).map { $0.unicodeScalars.split(separator: ",").map { String($0) }.sorted() } ?? [])
+            tags: (row[7] as String?).map { $0.unicodeScalars.split(separator: ",").map { String($0) }.sorted() } ?? [],
+            visibility: visibility(row.decode(atIndex: 8), column: "entries.visibility"))
+    }
+
+    /// A visibility column read back; the schema's CHECK keeps anything else out.
+    static func visibility(_ text: String, column: String) throws -> Visibility {
+        guard let visibility = Visibility(rawValue: text) else { throw CorruptValue(column: column, value: text) }
+        return visibility
+    }
+
+    /// Which entries `viewerID` may list, as a condition on entries `e`: public ones, and all of
+    /// the viewer's own. `visibility = 'public'` is written out so that SQLite can use the
+    /// partial indexes on public entries.
+    static func listable(by viewerID: Int64?) -> (sql: String, arguments: [any DatabaseValueConvertible]) {
+        guard let viewerID else { return ("e.visibility = 'public'", []) }
+        return ("(e.visibility = 'public' OR e.diary_id IN (SELECT diary_id FROM diaries WHERE user_id = ?))", [viewerID])
+    }
+
+    /// A date as the store keeps it: whole seconds.
+    static func wholeSeconds(_ date: Date) -> Date {
+        Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))
     }
 
     /// Writes an entry's tags, replacing the ones it had when `replacing`.
@@ -130,9 +162,11 @@ extension SQLiteDiaryStore {
         return try Row.fetchCursor(statement, arguments: [id]).map(entry(from:)).next()
     }
 
-    /// The diary an entry of `userID` goes to, with the user's name: `diaryID` when it is theirs,
-    /// or when nil their first diary, created when they have none.
-    static func diaryForNewEntry(_ db: Database, userID: Int64, diaryID: Int64?, now: String) throws -> (id: Int64, author: String) {
+    /// The diary an entry of `userID` goes to, with the user's name and the diary's default
+    /// visibility: `diaryID` when it is theirs, or when nil their first diary, created when they have none.
+    static func diaryForNewEntry(
+        _ db: Database, userID: Int64, diaryID: Int64?, now: String
+    ) throws -> (id: Int64, author: String, defaultVisibility: Visibility) {
         if let diaryID {
             guard let owner = try diaryOwner(db, diaryID: diaryID) else {
                 throw StoreError(.notFound, .diary(diaryID))
@@ -140,16 +174,16 @@ extension SQLiteDiaryStore {
             guard owner.id == userID else {
                 throw StoreError(.forbidden, .diary(diaryID))
             }
-            return (diaryID, owner.name)
+            return (diaryID, owner.name, owner.defaultVisibility)
         }
         guard let name = try userName(db, id: userID) else {
             throw StoreError(.notFound, .user(userID))
         }
         let first = try db.cachedStatement(sql: "SELECT min(diary_id) FROM diaries WHERE user_id = ?")
-        if let id = try Int64.fetchOne(first, arguments: [userID]) {
-            return (id, name)
+        if let id = try Int64.fetchOne(first, arguments: [userID]), let diary = try diaryOwner(db, diaryID: id) {
+            return (id, name, diary.defaultVisibility)
         }
-        return (try insertDiary(db, ownerID: userID, title: firstDiaryTitle(of: name), now: now), name)
+        return (try insertDiary(db, ownerID: userID, title: firstDiaryTitle(of: name), defaultVisibility: .public, now: now), name, .public)
     }
 
     /// Throws `.preconditionFailed` unless `precondition` (if any) holds for the entry as stored.
@@ -160,18 +194,21 @@ extension SQLiteDiaryStore {
         }
     }
 
-    /// The entry's diary when `userID` owns it; `.notFound` or `.forbidden` otherwise.
-    static func checkEntryOwner(_ db: Database, entryID: Int64, userID: Int64) throws -> Int64 {
+    /// The entry's diary and visibility when `userID` owns it. Otherwise `.forbidden`, or
+    /// `.notFound` when there is no such entry or it is private: to anyone but its owner a
+    /// private entry does not exist, and a 403 would tell that it does.
+    static func checkEntryOwner(_ db: Database, entryID: Int64, userID: Int64) throws -> (diaryID: Int64, visibility: Visibility) {
         let statement = try db.cachedStatement(sql: """
-            SELECT e.diary_id, d.user_id FROM entries e JOIN diaries d ON d.diary_id = e.diary_id WHERE e.entry_id = ?
+            SELECT e.diary_id, d.user_id, e.visibility FROM entries e JOIN diaries d ON d.diary_id = e.diary_id WHERE e.entry_id = ?
             """)
         guard let row = try Row.fetchOne(statement, arguments: [entryID]) else {
             throw StoreError(.notFound, .entry(entryID))
         }
         let (diaryID, ownerID): (Int64, Int64) = try (row.decode(atIndex: 0), row.decode(atIndex: 1))
+        let visibility = try visibility(row.decode(atIndex: 2), column: "entries.visibility")
         guard ownerID == userID else {
-            throw StoreError(.forbidden, .entry(entryID))
+            throw StoreError(visibility == .private ? .notFound : .forbidden, .entry(entryID))
         }
-        return diaryID
+        return (diaryID, visibility)
     }
 }

@@ -34,13 +34,14 @@ extension SQLiteDiaryStore {
         }
     }
 
-    /// The number of entries the filter finds, whatever the page: the diaries' counters when
-    /// nothing but the diary narrows the list.
+    /// The number of entries the filter finds, whatever the page: the diaries' counters (as
+    /// the viewer sees them) when nothing but the diary narrows the list.
     private static func count(_ db: Database, _ query: EntryQuery) throws -> Int {
+        let seen = "CASE WHEN user_id = ? THEN entry_count ELSE public_count END"
         var diaryTotal: Int?
         if let diaryID = query.diaryID {
-            let count = try db.cachedStatement(sql: "SELECT entry_count FROM diaries WHERE diary_id = ?")
-            guard let total = try Int.fetchOne(count, arguments: [diaryID]) else {
+            let count = try db.cachedStatement(sql: "SELECT \(seen) FROM diaries WHERE diary_id = ?")
+            guard let total = try Int.fetchOne(count, arguments: [query.viewerID, diaryID]) else {
                 throw StoreError(.notFound, .diary(diaryID))
             }
             diaryTotal = total
@@ -48,7 +49,7 @@ extension SQLiteDiaryStore {
         let filter = query.filter
         if filter.query == nil, filter.since == nil, filter.until == nil, filter.tags.isEmpty {
             if let diaryTotal { return diaryTotal }
-            return try Int.fetchOne(db.cachedStatement(sql: "SELECT coalesce(sum(entry_count), 0) FROM diaries")) ?? 0
+            return try Int.fetchOne(db.cachedStatement(sql: "SELECT coalesce(sum(\(seen)), 0) FROM diaries"), arguments: [query.viewerID]) ?? 0
         }
         let sql = EntrySQL(query)
         return try Int.fetchOne(db.cachedStatement(sql: sql.count), arguments: sql.countArguments) ?? 0
@@ -77,8 +78,9 @@ struct EntrySQL {
 
     init(_ query: EntryQuery) {
         let filter = query.filter
-        var conditions: [String] = []
-        var arguments: [(any DatabaseValueConvertible)?] = []
+        let listable = SQLiteDiaryStore.listable(by: query.viewerID)
+        var conditions: [String] = [listable.sql]
+        var arguments: [(any DatabaseValueConvertible)?] = listable.arguments
         if let diaryID = query.diaryID {
             conditions.append("e.diary_id = ?")
             arguments.append(diaryID)
@@ -156,33 +158,43 @@ struct EntrySQL {
 // MARK: - Tags, export and import
 
 extension SQLiteDiaryStore {
-    public func tags() throws(StoreError) -> [TagCount] {
+    public func tags(viewerID: Int64?) throws(StoreError) -> [TagCount] {
         try read(.operation("tags")) { db in
-            try Row.fetchAll(db.cachedStatement(sql: "SELECT tag, count(*) FROM entry_tags GROUP BY tag ORDER BY tag")).map { row in
+            let listable = Self.listable(by: viewerID)
+            let statement = try db.cachedStatement(sql: """
+                SELECT t.tag, count(*) FROM entry_tags t JOIN entries e ON e.entry_id = t.entry_id
+                WHERE \(listable.sql) GROUP BY t.tag ORDER BY t.tag
+                """)
+            return try Row.fetchAll(statement, arguments: StatementArguments(listable.arguments)).map { row in
                 try TagCount(name: row.decode(atIndex: 0), count: row.decode(atIndex: 1))
             }
         }
     }
 
-    public func entries(afterID: Int64?, limit: Int) throws(StoreError) -> [Entry] {
+    public func entries(afterID: Int64?, limit: Int, ownerID: Int64?) throws(StoreError) -> [Entry] {
         try read(.operation("entries after \(afterID ?? 0)")) { db in
-            let statement = try db.cachedStatement(sql: "\(Self.entryColumns) WHERE e.entry_id > ? ORDER BY e.entry_id LIMIT ?")
-            return try Row.fetchAll(statement, arguments: [afterID ?? 0, max(limit, 0)]).map(Self.entry(from:))
+            let whose = ownerID == nil ? "e.visibility = 'public'" : "d.user_id = ?"
+            let statement = try db.cachedStatement(sql: "\(Self.entryColumns) WHERE e.entry_id > ? AND \(whose) ORDER BY e.entry_id LIMIT ?")
+            let arguments: StatementArguments = ownerID.map { [afterID ?? 0, $0, max(limit, 0)] } ?? [afterID ?? 0, max(limit, 0)]
+            return try Row.fetchAll(statement, arguments: arguments).map(Self.entry(from:))
         }
     }
 
-    public func importEntries(userID: Int64, entries: [Entry]) throws(StoreError) -> ImportResult {
+    public func importEntries(userID: Int64, entries: [ImportedEntry]) throws(StoreError) -> ImportResult {
         try write(.operation("import of \(entries.count) entries")) { db in
             guard let name = try Self.userName(db, id: userID) else {
                 throw StoreError(.notFound, .user(userID))
             }
+            let now = now().text
             var result = ImportResult()
-            var touched = Set<Int64>()
+            /// The diaries written to, and whether a public entry was among what they got.
+            var touched: [Int64: Bool] = [:]
             let exists = try db.cachedStatement(sql: "SELECT 1 FROM entries WHERE entry_id = ?")
             let insert = try db.cachedStatement(sql: """
-                INSERT INTO entries (entry_id, diary_id, title, body, created, updated) VALUES (?, ?, ?, ?, ?, ?)
+                INSERT INTO entries (entry_id, diary_id, title, body, created, updated, visibility) VALUES (?, ?, ?, ?, ?, ?, ?)
                 """)
-            for entry in entries {
+            for imported in entries {
+                let entry = imported.entry
                 guard entry.author == name else {
                     throw StoreError(.forbidden, .entryByAuthor(entry.id, author: entry.author))
                 }
@@ -191,20 +203,28 @@ extension SQLiteDiaryStore {
                     continue
                 }
                 let created = RFC3339.string(from: entry.created)
+                let defaultVisibility: Visibility
                 if let owner = try Self.diaryOwner(db, diaryID: entry.diaryID) {
                     guard owner.id == userID else { throw StoreError(.forbidden, .diary(entry.diaryID)) }
+                    defaultVisibility = owner.defaultVisibility
                 } else {
-                    try db.cachedStatement(sql: "INSERT INTO diaries (diary_id, user_id, title, created, updated) VALUES (?, ?, ?, ?, ?)")
-                        .execute(arguments: [entry.diaryID, userID, Self.firstDiaryTitle(of: name), created, created])
+                    // Dated like its first entry, unless that is not public: its date must not show.
+                    let since = (imported.visibility?.value ?? .public) == .public ? created : now
+                    try db.cachedStatement(sql: """
+                        INSERT INTO diaries (diary_id, user_id, title, created, updated, public_updated) VALUES (?, ?, ?, ?, ?, ?)
+                        """).execute(arguments: [entry.diaryID, userID, Self.firstDiaryTitle(of: name), since, since, since])
+                    defaultVisibility = .public
                 }
-                try insert.execute(arguments: [entry.id, entry.diaryID, entry.title, entry.body, created, RFC3339.string(from: entry.updated)])
+                let visibility = imported.visibility?.value ?? defaultVisibility
+                try insert.execute(arguments: [
+                    entry.id, entry.diaryID, entry.title, entry.body, created, RFC3339.string(from: entry.updated), visibility.rawValue,
+                ])
                 try Self.setTags(db, entryID: entry.id, tags: entry.tags, replacing: false)
-                touched.insert(entry.diaryID)
+                touched[entry.diaryID, default: false] = touched[entry.diaryID, default: false] || visibility == .public
                 result.created += 1
             }
-            let now = now().text
-            for diaryID in touched {
-                try Self.touchDiary(db, id: diaryID, now: now)
+            for (diaryID, publicly) in touched {
+                try Self.touchDiary(db, id: diaryID, now: now, publicly: publicly)
             }
             return result
         }

@@ -22,9 +22,9 @@ public struct SeedEntry: Sendable, Equatable {
 
 extension SQLiteDiaryStore {
     /// Writes many entries fast: `batchSize` per transaction, one prepared statement, none of
-    /// `createEntry`'s per-entry lookups. The schema still checks every row (an unknown diary
-    /// fails its batch, which is rolled back); the triggers keep `entry_count`, and each diary's
-    /// `updated` moves forward to its newest entry. Batches already written stay written.
+    /// `createEntry`'s per-entry lookups. The entries are public. The schema still checks every row
+    /// (an unknown diary fails its batch, which is rolled back); the triggers keep the counts, and
+    /// each diary's `updated` moves forward to its newest entry. Batches already written stay written.
     ///
     /// - returns: the number of entries written.
     @discardableResult
@@ -59,7 +59,9 @@ extension SQLiteDiaryStore {
                     newest[entry.diaryID] = created
                 }
             }
-            let touch = try db.cachedStatement(sql: "UPDATE diaries SET updated = max(updated, ?) WHERE diary_id = ?")
+            let touch = try db.cachedStatement(sql: """
+                UPDATE diaries SET updated = max(updated, ?1), public_updated = max(public_updated, ?1) WHERE diary_id = ?2
+                """)
             for (diaryID, created) in newest {
                 try touch.execute(arguments: [created, diaryID])
             }

@@ -13,7 +13,7 @@ extension SQLiteDiaryStore {
             try db.cachedStatement(sql: "INSERT INTO users (name, token_hash, created) VALUES (?, ?, ?)")
                 .execute(arguments: [name, tokenHash.hex, now.text])
             let user = User(id: db.lastInsertedRowID, name: name)
-            _ = try Self.insertDiary(db, ownerID: user.id, title: Self.firstDiaryTitle(of: name), now: now.text)
+            _ = try Self.insertDiary(db, ownerID: user.id, title: Self.firstDiaryTitle(of: name), defaultVisibility: .public, now: now.text)
             return user
         }
     }

@@ -130,11 +130,15 @@ extension SQLiteDiaryStore {
         }
     }
 
-    /// The schema's history. "v1" is `db/schema.sql`, embedded in the binary at build time.
+    /// The schema's history: "v1" is `db/schema.sql`, "v2" (visibility) `db/schema-v2.sql`, both
+    /// embedded in the binary at build time.
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             try db.execute(sql: String(decoding: PackageResources.schema_sql, as: UTF8.self))
+        }
+        migrator.registerMigration("v2") { db in
+            try db.execute(sql: String(decoding: PackageResources.schema_v2_sql, as: UTF8.self))
         }
         return migrator
     }

@@ -6,25 +6,29 @@ import HTTPCore
 
 extension DiaryApplication {
     static func addRoutes(to router: inout Router, handlers h: Handlers, authenticator auth: Authenticator, cache: ResponseCache?) {
-        // Entries
-        router.add(ListEntries.self, authenticator: auth, cache: cache) { endpoint, _ throws(Problem) in
-            try h.entries(diaryID: nil, page: endpoint.page, filter: endpoint.filter)
+        // Entries. A reader's token (`context.viewerID`) adds their own unlisted and private entries.
+        router.add(ListEntries.self, authenticator: auth, cache: cache) { endpoint, context throws(Problem) in
+            try h.entries(diaryID: nil, page: endpoint.page, filter: endpoint.filter, viewerID: context.viewerID)
         }
-        router.add(ListDiaryEntries.self, authenticator: auth, cache: cache) { endpoint, _ throws(Problem) in
-            try h.entries(diaryID: endpoint.diaryID, page: endpoint.page, filter: endpoint.filter)
+        router.add(ListDiaryEntries.self, authenticator: auth, cache: cache) { endpoint, context throws(Problem) in
+            try h.entries(diaryID: endpoint.diaryID, page: endpoint.page, filter: endpoint.filter, viewerID: context.viewerID)
         }
-        router.add(GetEntry.self, authenticator: auth, cache: cache) { endpoint, _ throws(Problem) in
-            let entry = try h.found("entry \(endpoint.entryID)") { () throws(StoreError) in try h.store.entry(id: endpoint.entryID) }
+        router.add(GetEntry.self, authenticator: auth, cache: cache) { endpoint, context throws(Problem) in
+            let entry = try h.found("entry \(endpoint.entryID)") { () throws(StoreError) in
+                try h.store.entry(id: endpoint.entryID, viewerID: context.viewerID)
+            }
             return Reply(entry, lastModified: entry.updated)
         }
         router.add(CreateEntry.self, authenticator: auth, handler: h.createEntry)
         router.add(ReplaceEntry.self, authenticator: auth) { endpoint, context throws(Problem) in
             let body = try endpoint.body.required()
-            return try h.updateEntry(endpoint.entryID, title: body.title, body: body.body, tags: body.tags, context)
+            let changes = EntryChanges(title: body.title, body: body.body, tags: body.tags, visibility: body.visibility?.value, created: body.created)
+            return try h.updateEntry(endpoint.entryID, changes, context)
         }
         router.add(UpdateEntry.self, authenticator: auth) { endpoint, context throws(Problem) in
             let body = try endpoint.body.required()
-            return try h.updateEntry(endpoint.entryID, title: body.title, body: body.body, tags: body.tags, context)
+            let changes = EntryChanges(title: body.title, body: body.body, tags: body.tags, visibility: body.visibility?.value, created: body.created)
+            return try h.updateEntry(endpoint.entryID, changes, context)
         }
         router.add(DeleteEntry.self, authenticator: auth) { endpoint, context throws(Problem) in
             let user = try context.authenticatedUser()
@@ -35,28 +39,42 @@ extension DiaryApplication {
         }
 
         // Diaries
-        router.add(ListDiaries.self, authenticator: auth, cache: cache) { _, _ throws(Problem) in
-            let diaries = try h.run { () throws(StoreError) in try h.store.diaries() }
+        router.add(ListDiaries.self, authenticator: auth, cache: cache) { _, context throws(Problem) in
+            let diaries = try h.run { () throws(StoreError) in try h.store.diaries(viewerID: context.viewerID) }
             return Reply(DiaryList(diaries: diaries), lastModified: diaries.map(\.updated).max())
         }
-        router.add(GetDiary.self, authenticator: auth, cache: cache) { endpoint, _ throws(Problem) in
-            let diary = try h.found("diary \(endpoint.diaryID)") { () throws(StoreError) in try h.store.diary(id: endpoint.diaryID) }
+        router.add(GetDiary.self, authenticator: auth, cache: cache) { endpoint, context throws(Problem) in
+            let diary = try h.found("diary \(endpoint.diaryID)") { () throws(StoreError) in
+                try h.store.diary(id: endpoint.diaryID, viewerID: context.viewerID)
+            }
             return Reply(diary, lastModified: diary.updated)
         }
         router.add(CreateDiary.self, authenticator: auth) { endpoint, context throws(Problem) in
             let user = try context.authenticatedUser()
             let body = try endpoint.body.required()
             let key = try context.idempotencyKey(for: body)
-            let created = try h.run { () throws(StoreError) in try h.store.createDiary(ownerID: user.id, title: body.title, idempotency: key) }
+            let created = try h.run { () throws(StoreError) in
+                try h.store.createDiary(
+                    ownerID: user.id, title: body.title, defaultVisibility: body.defaultVisibility?.value ?? .public, idempotency: key
+                )
+            }
             return Reply(created.value, replayed: created.replayed)
+        }
+        router.add(UpdateDiary.self, authenticator: auth) { endpoint, context throws(Problem) in
+            let user = try context.authenticatedUser()
+            let body = try endpoint.body.required()
+            let diary = try h.run { () throws(StoreError) in
+                try h.store.updateDiary(id: endpoint.diaryID, userID: user.id, title: body.title, defaultVisibility: body.defaultVisibility?.value)
+            }
+            return Reply(diary, lastModified: diary.updated)
         }
 
         // Tags, export and import
-        router.add(ListTags.self, authenticator: auth, cache: cache) { _, _ throws(Problem) in
-            Reply(TagList(tags: try h.run { () throws(StoreError) in try h.store.tags() }))
+        router.add(ListTags.self, authenticator: auth, cache: cache) { _, context throws(Problem) in
+            Reply(TagList(tags: try h.run { () throws(StoreError) in try h.store.tags(viewerID: context.viewerID) }))
         }
-        router.add(ExportEntries.self, authenticator: auth) { endpoint, _ throws(Problem) in
-            h.export(endpoint.format)
+        router.add(ExportEntries.self, authenticator: auth) { endpoint, context throws(Problem) in
+            h.export(endpoint.format, ownerID: context.viewerID)
         }
         router.add(ImportEntries.self, authenticator: auth) { endpoint, context throws(Problem) in
             let user = try context.authenticatedUser()

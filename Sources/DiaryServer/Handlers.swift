@@ -35,7 +35,7 @@ struct Handlers: Sendable {
     /// A page, last modified when its entries last changed. That time is read before the page,
     /// so a write between the two reads makes it older, never newer, than what the page shows.
     /// A cursor must be one this list handed out (signed, same filter and diary): 400 otherwise.
-    func entries(diaryID: Int64?, page: PageRequest, filter: EntryFilter) throws(Problem) -> Reply<EntryPage> {
+    func entries(diaryID: Int64?, page: PageRequest, filter: EntryFilter, viewerID: Int64?) throws(Problem) -> Reply<EntryPage> {
         let codec = try run { () throws(StoreError) in try cursors.codec(store) }
         var position: EntryPosition?
         if let cursor = filter.cursor {
@@ -45,8 +45,8 @@ struct Handlers: Sendable {
             position = decoded
         }
         return try run { () throws(StoreError) in
-            let lastModified = try store.lastModified(diaryID: diaryID)
-            let results = try store.entries(EntryQuery(diaryID: diaryID, page: page, filter: filter, position: position))
+            let lastModified = try store.lastModified(diaryID: diaryID, viewerID: viewerID)
+            let results = try store.entries(EntryQuery(diaryID: diaryID, page: page, filter: filter, position: position, viewerID: viewerID))
             var entryPage = results.page
             entryPage.nextCursor = results.next.map { codec.encode($0, filter: filter, diaryID: diaryID) }
             return Reply(entryPage, lastModified: lastModified)
@@ -54,10 +54,11 @@ struct Handlers: Sendable {
     }
 
     /// Every entry by id, pulled from the store in batches as the client reads: memory stays
-    /// flat however large the export. A store failure mid-way breaks the stream (the client
-    /// sees an incomplete chunked body), as the status line is already sent.
-    func export(_ format: ExportFormat) -> Reply<[Entry]> {
-        let batches = store.exportBatches()
+    /// flat however large the export. `ownerID`'s entries, all of them, or every public entry
+    /// without a token. A store failure mid-way breaks the stream (the client sees an incomplete
+    /// chunked body), as the status line is already sent.
+    func export(_ format: ExportFormat, ownerID: Int64?) -> Reply<[Entry]> {
+        let batches = store.exportBatches(ownerID: ownerID)
         let writer = ExportWriter(format: format)
         let log = log
         let stream = HTTPBodyStream { () throws -> [UInt8]? in
@@ -78,7 +79,8 @@ struct Handlers: Sendable {
         let key = try context.idempotencyKey(for: body)
         do {
             let created = try store.createEntry(
-                userID: user.id, diaryID: body.diaryID, title: body.title, body: body.body, tags: body.tags ?? [], created: body.created, idempotency: key
+                userID: user.id, diaryID: body.diaryID, title: body.title, body: body.body, tags: body.tags ?? [], created: body.created,
+                visibility: body.visibility?.value, idempotency: key
             )
             return Reply(created.value, replayed: created.replayed)
         } catch where error.kind == .notFound && body.diaryID.map({ error.subject == .diary($0) }) == true {
@@ -89,10 +91,10 @@ struct Handlers: Sendable {
     }
 
     /// PUT and PATCH: the fields given change, if the caller owns the entry and `If-Match` holds.
-    func updateEntry(_ id: Int64, title: String?, body: String?, tags: [String]?, _ context: RequestContext) throws(Problem) -> Reply<Entry> {
+    func updateEntry(_ id: Int64, _ changes: EntryChanges, _ context: RequestContext) throws(Problem) -> Reply<Entry> {
         let user = try context.authenticatedUser()
         let entry = try run { () throws(StoreError) in
-            try store.updateEntry(id: id, userID: user.id, title: title, body: body, tags: tags, precondition: context.entryPrecondition)
+            try store.updateEntry(id: id, userID: user.id, changes: changes, precondition: context.entryPrecondition)
         }
         return Reply(entry, lastModified: entry.updated)
     }

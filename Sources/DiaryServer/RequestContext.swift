@@ -5,9 +5,13 @@ import HTTPCore
 /// What a handler may know of the request beyond the endpoint value: who sent it, and the
 /// header fields that change how the work is done (`If-Match`, `Idempotency-Key`).
 public struct RequestContext: Sendable {
-    /// Set for endpoints whose `access` is `.token`, nil for open ones.
+    /// The caller: always set for endpoints whose `access` is `.token`; for open ones, when
+    /// the request sent a token.
     public let user: User?
     let request: HTTPRequest
+
+    /// Whose unlisted and private entries a read may show: the caller's own, if they sent a token.
+    public var viewerID: Int64? { user?.id }
 
     /// The authenticated user; the router has already answered 401 when there is none.
     public func authenticatedUser() throws(Problem) -> User {

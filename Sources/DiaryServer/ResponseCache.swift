@@ -39,9 +39,11 @@ public final class ResponseCache: Sendable {
 
     /// The kept answer to a GET or HEAD of this target, found before any routing (which was a
     /// tenth of a cached read); nil when none is kept, and the route then builds the answer.
-    /// Only routes keep answers, so a target that is kept belongs to a cacheable route.
+    /// Only routes keep answers, so a target that is kept belongs to a cacheable route. Only
+    /// answers to anonymous readers are kept: a request with a token is never answered from here.
     public func keptAnswer(to request: HTTPRequest) -> HTTPResponse? {
-        guard request.method == .get || request.method == .head, let version = currentVersion() else { return nil }
+        guard request.method == .get || request.method == .head, request.headers[.authorization] == nil,
+              let version = currentVersion() else { return nil }
         let key = Self.key(request)
         let kept = state.withLock { state -> Representation? in
             guard state.version == version, let found = state.answers[key] else { return nil }

@@ -37,15 +37,18 @@ extension Router {
     ) {
         let cache = E.method == .get && E.access == .open ? cache : nil
         add(Route(method: E.method, path: E.path) { request, pathParameters in
+            // An answer to a token may show its owner's private entries: it is never kept, and
+            // no cache outside may keep it either.
+            let personal = request.headers[.authorization] != nil
             let build = { () -> Result<Representation, ResponseCache.Uncached> in
                 do throws(Problem) {
                     let (value, context) = try Self.decode(E.self, from: request, pathParameters: pathParameters, authenticator: authenticator)
-                    return Self.encode(try handler(value, context), for: value)
+                    return Self.encode(try handler(value, context), for: value, cacheable: E.access == .open && !personal)
                 } catch {
                     return .failure(ResponseCache.Uncached(response: HTTPResponse(problem: error)))
                 }
             }
-            guard let cache else { return build().response(to: request) }
+            guard let cache, !personal else { return build().response(to: request) }
             return cache.answer(request, build: build)
         })
     }
@@ -57,7 +60,9 @@ extension Router {
         guard let query = request.queryItems() else {
             throw .badRequest("The query string has a broken percent-escape or is not UTF-8.")
         }
-        let user = E.access == .token ? try authenticator.user(for: request) : nil
+        // An open endpoint checks a token that was sent: a reader must not mistake a refused
+        // token for a public answer.
+        let user = E.access == .token || request.headers[.authorization] != nil ? try authenticator.user(for: request) : nil
         var body: E.Body?
         if E.Body.self != NoBody.self {
             let decoded = try RequestBody.decode(E.Body.self, from: request)
@@ -78,8 +83,10 @@ extension Router {
 
     /// The success response: JSON, and for a 200 a representation with a strong ETag; a GET's
     /// answer is 304 when the client's copy is current. Only a GET's representation is kept.
-    private static func encode<E: APIEndpoint>(_ reply: Reply<E.Response>, for endpoint: E) -> Result<Representation, ResponseCache.Uncached> {
-        var headers = HTTPHeaders.standard(contentType: "application/json; charset=utf-8", cacheable: E.access == .open)
+    private static func encode<E: APIEndpoint>(
+        _ reply: Reply<E.Response>, for endpoint: E, cacheable: Bool
+    ) -> Result<Representation, ResponseCache.Uncached> {
+        var headers = HTTPHeaders.standard(contentType: "application/json; charset=utf-8", cacheable: cacheable)
         let uncached = { (response: HTTPResponse) in Result<Representation, ResponseCache.Uncached>.failure(.init(response: response)) }
         if E.successStatus == 204 {
             headers[.contentType] = nil

@@ -19,48 +19,60 @@ public protocol DiaryStore: Sendable {
 
     // MARK: Diaries
 
-    func diaries() throws(StoreError) -> [Diary]
-    func diary(id: Int64) throws(StoreError) -> Diary?
+    /// Every diary, as `viewerID` sees it: `entryCount` and `updated` count the viewer's own
+    /// diaries whole and others' by their public entries only (nil: an anonymous reader).
+    func diaries(viewerID: Int64?) throws(StoreError) -> [Diary]
+    func diary(id: Int64, viewerID: Int64?) throws(StoreError) -> Diary?
     /// Creates a diary; with a key seen before, answers the diary that key created instead.
     /// Throws `.keyReused` when the key came with another request.
-    func createDiary(ownerID: Int64, title: String, idempotency: IdempotencyKey?) throws(StoreError) -> Created<Diary>
+    func createDiary(
+        ownerID: Int64, title: String, defaultVisibility: Visibility, idempotency: IdempotencyKey?
+    ) throws(StoreError) -> Created<Diary>
+    /// Changes the title or the default visibility, the fields that are not nil. Throws
+    /// `.notFound` or `.forbidden`. Answers the diary as its owner sees it.
+    func updateDiary(id: Int64, userID: Int64, title: String?, defaultVisibility: Visibility?) throws(StoreError) -> Diary
 
     // MARK: Entries
 
-    /// A page of the entries `query` finds: newest first (`created` descending, then
-    /// `entry_id` descending) or by relevance; one diary's when `diaryID` is set (`.notFound`
-    /// when that diary does not exist). Starts after `query.position` when set, else at the page.
+    /// A page of the entries `query` finds that `query.viewerID` may list (public ones, and all of
+    /// the viewer's own): newest first (`created` descending, then `entry_id` descending) or by
+    /// relevance; one diary's when `diaryID` is set (`.notFound` when that diary does not exist).
+    /// Starts after `query.position` when set, else at the page.
     func entries(_ query: EntryQuery) throws(StoreError) -> EntryResults
-    func entry(id: Int64) throws(StoreError) -> Entry?
-    /// When the entries of one diary, or of all when nil, last changed (written or deleted);
-    /// nil when there is no such diary, or no diary at all.
-    func lastModified(diaryID: Int64?) throws(StoreError) -> Date?
+    /// The entry, unless it is private and `viewerID` does not own it (then nil, as for an id never used).
+    func entry(id: Int64, viewerID: Int64?) throws(StoreError) -> Entry?
+    /// When what `viewerID` may list of one diary, or of all when nil, last changed; nil when
+    /// there is no such diary, or no diary at all.
+    func lastModified(diaryID: Int64?, viewerID: Int64?) throws(StoreError) -> Date?
     /// Writes an entry in `diaryID`, or when nil in the user's first diary (created if they have none).
     /// Throws `.notFound` for an unknown diary and `.forbidden` for someone else's. With a key
     /// seen before, answers the entry that key created instead (`.keyReused` for another request).
-    /// `tags` are stored as given (normalised by the caller); `created` back-dates the entry (nil: now).
+    /// `tags` are stored as given (normalised by the caller); `created` back-dates the entry (nil:
+    /// now); `visibility` nil takes the diary's default.
     func createEntry(
-        userID: Int64, diaryID: Int64?, title: String, body: String, tags: [String], created: Date?, idempotency: IdempotencyKey?
+        userID: Int64, diaryID: Int64?, title: String, body: String, tags: [String], created: Date?, visibility: Visibility?,
+        idempotency: IdempotencyKey?
     ) throws(StoreError) -> Created<Entry>
-    /// Changes the fields that are not nil, if `precondition` holds for the entry as stored
-    /// (`.preconditionFailed` otherwise). Throws `.notFound` or `.forbidden`.
-    func updateEntry(
-        id: Int64, userID: Int64, title: String?, body: String?, tags: [String]?, precondition: EntryPrecondition?
-    ) throws(StoreError) -> Entry
-    /// Deletes the entry if `precondition` holds for it. Throws `.notFound`, `.forbidden` or `.preconditionFailed`.
+    /// Applies `changes`, if `precondition` holds for the entry as stored (`.preconditionFailed`
+    /// otherwise). Throws `.forbidden` for another user's entry, and `.notFound` for an unknown
+    /// one or another user's private one.
+    func updateEntry(id: Int64, userID: Int64, changes: EntryChanges, precondition: EntryPrecondition?) throws(StoreError) -> Entry
+    /// Deletes the entry if `precondition` holds for it. Throws as `updateEntry` does.
     func deleteEntry(id: Int64, userID: Int64, precondition: EntryPrecondition?) throws(StoreError)
 
     // MARK: Tags, export and import
 
-    /// Every tag in use with its number of entries, by name.
-    func tags() throws(StoreError) -> [TagCount]
-    /// Up to `limit` entries with ids above `afterID` (nil: from the first), by id: export reads
-    /// the whole store in such batches (see `exportBatches`), so that memory stays flat.
-    func entries(afterID: Int64?, limit: Int) throws(StoreError) -> [Entry]
-    /// Writes exported entries for `userID` in one transaction, keeping their ids, dates and
-    /// tags. An entry whose id exists is skipped; a missing diary is created for the user with
-    /// that id. Throws `.forbidden` for another user's diary, or an entry of another author.
-    func importEntries(userID: Int64, entries: [Entry]) throws(StoreError) -> ImportResult
+    /// Every tag on an entry `viewerID` may list, with the number of such entries, by name.
+    func tags(viewerID: Int64?) throws(StoreError) -> [TagCount]
+    /// Up to `limit` entries with ids above `afterID` (nil: from the first), by id: `ownerID`'s
+    /// entries, all of them, or every public entry when nil. Export reads the store in such
+    /// batches (see `exportBatches`), so that memory stays flat.
+    func entries(afterID: Int64?, limit: Int, ownerID: Int64?) throws(StoreError) -> [Entry]
+    /// Writes exported entries for `userID` in one transaction, keeping their ids, dates, tags and
+    /// visibility (absent: the diary's default). An entry whose id exists is skipped; a missing
+    /// diary is created for the user with that id. Throws `.forbidden` for another user's diary,
+    /// or an entry of another author.
+    func importEntries(userID: Int64, entries: [ImportedEntry]) throws(StoreError) -> ImportResult
     /// The random secret made with the database that signs paging cursors.
     func cursorSecret() throws(StoreError) -> [UInt8]
 
@@ -79,12 +91,37 @@ public struct EntryQuery: Sendable, Equatable {
     public var filter: EntryFilter
     /// Where a cursor left off; when set, `page.page` is ignored.
     public var position: EntryPosition?
+    /// Who reads: their own entries are listed whatever their visibility; nil is anyone.
+    public var viewerID: Int64?
 
-    public init(diaryID: Int64? = nil, page: PageRequest = PageRequest(), filter: EntryFilter = EntryFilter(), position: EntryPosition? = nil) {
+    public init(
+        diaryID: Int64? = nil, page: PageRequest = PageRequest(), filter: EntryFilter = EntryFilter(), position: EntryPosition? = nil,
+        viewerID: Int64? = nil
+    ) {
         self.diaryID = diaryID
         self.page = page
         self.filter = filter
         self.position = position
+        self.viewerID = viewerID
+    }
+}
+
+/// What `updateEntry` changes: the fields that are not nil.
+public struct EntryChanges: Sendable, Equatable {
+    public var title: String?
+    public var body: String?
+    /// Replaces every tag (normalised by the caller).
+    public var tags: [String]?
+    public var visibility: Visibility?
+    /// Moves the entry's date; nil keeps it, whatever else changes.
+    public var created: Date?
+
+    public init(title: String? = nil, body: String? = nil, tags: [String]? = nil, visibility: Visibility? = nil, created: Date? = nil) {
+        self.title = title
+        self.body = body
+        self.tags = tags
+        self.visibility = visibility
+        self.created = created
     }
 }
 
@@ -138,44 +175,58 @@ public struct Created<Value: Sendable>: Sendable {
 // MARK: - Calls without keys or preconditions
 
 extension DiaryStore {
+    /// What anyone without a token sees of the entry: nil for a private one.
+    public func entry(id: Int64) throws(StoreError) -> Entry? {
+        try entry(id: id, viewerID: nil)
+    }
+
+    /// Every diary as anyone without a token sees it.
+    public func diaries() throws(StoreError) -> [Diary] {
+        try diaries(viewerID: nil)
+    }
+
+    public func diary(id: Int64) throws(StoreError) -> Diary? {
+        try diary(id: id, viewerID: nil)
+    }
+
+    public func tags() throws(StoreError) -> [TagCount] {
+        try tags(viewerID: nil)
+    }
+
+    public func lastModified(diaryID: Int64?) throws(StoreError) -> Date? {
+        try lastModified(diaryID: diaryID, viewerID: nil)
+    }
+
     /// A page of entries, newest first, without a filter.
-    public func entries(diaryID: Int64?, page: PageRequest) throws(StoreError) -> EntryPage {
-        try entries(EntryQuery(diaryID: diaryID, page: page)).page
+    public func entries(diaryID: Int64?, page: PageRequest, viewerID: Int64? = nil) throws(StoreError) -> EntryPage {
+        try entries(EntryQuery(diaryID: diaryID, page: page, viewerID: viewerID)).page
     }
 
     public func createEntry(
-        userID: Int64, diaryID: Int64?, title: String, body: String, idempotency: IdempotencyKey?
-    ) throws(StoreError) -> Created<Entry> {
-        try createEntry(userID: userID, diaryID: diaryID, title: title, body: body, tags: [], created: nil, idempotency: idempotency)
-    }
-
-    public func createEntry(
-        userID: Int64, diaryID: Int64?, title: String, body: String, tags: [String] = [], created: Date? = nil
+        userID: Int64, diaryID: Int64?, title: String, body: String, tags: [String] = [], created: Date? = nil,
+        visibility: Visibility? = nil
     ) throws(StoreError) -> Entry {
-        try createEntry(userID: userID, diaryID: diaryID, title: title, body: body, tags: tags, created: created, idempotency: nil).value
+        try createEntry(
+            userID: userID, diaryID: diaryID, title: title, body: body, tags: tags, created: created, visibility: visibility, idempotency: nil
+        ).value
     }
 
-    public func updateEntry(
-        id: Int64, userID: Int64, title: String?, body: String?, precondition: EntryPrecondition?
-    ) throws(StoreError) -> Entry {
-        try updateEntry(id: id, userID: userID, title: title, body: body, tags: nil, precondition: precondition)
-    }
-
-    /// Every entry by id, read `batchSize` at a time as the iterator is pulled.
-    public func exportBatches(batchSize: Int = 500) -> ExportBatches {
-        ExportBatches(store: self, batchSize: batchSize)
-    }
-
-    public func createDiary(ownerID: Int64, title: String) throws(StoreError) -> Diary {
-        try createDiary(ownerID: ownerID, title: title, idempotency: nil).value
-    }
-
-    public func updateEntry(id: Int64, userID: Int64, title: String?, body: String?, tags: [String]? = nil) throws(StoreError) -> Entry {
-        try updateEntry(id: id, userID: userID, title: title, body: body, tags: tags, precondition: nil)
+    public func updateEntry(id: Int64, userID: Int64, changes: EntryChanges) throws(StoreError) -> Entry {
+        try updateEntry(id: id, userID: userID, changes: changes, precondition: nil)
     }
 
     public func deleteEntry(id: Int64, userID: Int64) throws(StoreError) {
         try deleteEntry(id: id, userID: userID, precondition: nil)
+    }
+
+    public func createDiary(ownerID: Int64, title: String, defaultVisibility: Visibility = .public) throws(StoreError) -> Diary {
+        try createDiary(ownerID: ownerID, title: title, defaultVisibility: defaultVisibility, idempotency: nil).value
+    }
+
+    /// Entries by id, read `batchSize` at a time as the iterator is pulled: `ownerID`'s, or
+    /// every public one when nil.
+    public func exportBatches(ownerID: Int64?, batchSize: Int = 500) -> ExportBatches {
+        ExportBatches(store: self, ownerID: ownerID, batchSize: batchSize)
     }
 }
 
@@ -183,19 +234,21 @@ extension DiaryStore {
 /// thread-safe: one reader pulls it (the export stream).
 public final class ExportBatches: @unchecked Sendable {
     let store: any DiaryStore
+    let ownerID: Int64?
     let batchSize: Int
     private var lastID: Int64?
     private var finished = false
 
-    init(store: any DiaryStore, batchSize: Int) {
+    init(store: any DiaryStore, ownerID: Int64?, batchSize: Int) {
         self.store = store
+        self.ownerID = ownerID
         self.batchSize = batchSize
     }
 
     /// The next batch, or nil after the last.
     public func next() throws(StoreError) -> [Entry]? {
         guard !finished else { return nil }
-        let batch = try store.entries(afterID: lastID, limit: batchSize)
+        let batch = try store.entries(afterID: lastID, limit: batchSize, ownerID: ownerID)
         if batch.count < batchSize { finished = true }
         guard let last = batch.last else { return nil }
         lastID = last.id

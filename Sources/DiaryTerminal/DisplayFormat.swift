@@ -14,9 +14,15 @@ public enum DisplayFormat {
 
     // MARK: Entries
 
-    /// One aligned row per entry: id (right-aligned), created date, title.
+    /// One aligned row per entry: id (right-aligned), created date, title, and `[private]` or
+    /// `[unlisted]` after the title of an entry that is not public, so that nobody shares one by mistake.
     public static func entryRows(_ entries: [Entry]) -> [String] {
-        table(entries.map { [String($0.id), date($0.created), singleLine($0.title)] }, rightAligned: [0])
+        table(entries.map { [String($0.id), date($0.created), singleLine($0.title) + visibilityMarker($0.visibility)] }, rightAligned: [0])
+    }
+
+    /// "  [private]", "  [unlisted]", or nothing for a public entry.
+    public static func visibilityMarker(_ visibility: Visibility) -> String {
+        visibility == .public ? "" : "  [\(visibility.rawValue)]"
     }
 
     /// A page of entries with its footer, or "no entries yet".
@@ -62,6 +68,9 @@ public enum DisplayFormat {
         if entry.updated != entry.created {
             meta += " · edited \(date(entry.updated))"
         }
+        if entry.visibility != .public {
+            meta += " · \(entry.visibility.rawValue)"
+        }
         var text = singleLine(entry.title) + "\n" + meta + "\n"
         if !entry.body.isEmpty {
             text += "\n" + entry.body + (entry.body.last?.isNewline == true ? "" : "\n")
@@ -71,10 +80,13 @@ public enum DisplayFormat {
 
     // MARK: Diaries and users
 
-    /// One aligned row per diary: id, owner, entry count, title.
+    /// One aligned row per diary: id, owner, entry count, the visibility of new entries, title.
     public static func diaryRows(_ diaries: [Diary]) -> [String] {
         table(
-            diaries.map { [String($0.id), singleLine($0.owner), count($0.entryCount, "entry", "entries"), singleLine($0.title)] },
+            diaries.map {
+                [String($0.id), singleLine($0.owner), count($0.entryCount, "entry", "entries"), "new: \($0.defaultVisibility.rawValue)",
+                 singleLine($0.title)]
+            },
             rightAligned: [0, 2]
         )
     }

@@ -34,14 +34,14 @@ struct Seed: ParsableCommand {
     func run() throws {
         do {
             let store = try SQLiteDiaryStore(path: database.database)
-            guard try store.diaries().isEmpty else {
+            guard try store.diaries(viewerID: nil).isEmpty else {
                 throw ValidationError("seed writes into a new database only; \(database.database) has diaries.")
             }
             var diaryIDs: [Int64] = []
             for number in 1...users {
                 let token = APIToken.generate()
                 let user = try store.createUser(name: "bench-\(number)", tokenHash: TokenHash(token: token))
-                diaryIDs += try store.diaries().filter { $0.owner == user.name }.map(\.id)
+                diaryIDs += try store.diaries(viewerID: nil).filter { $0.owner == user.name }.map(\.id)
                 for extra in 1..<diariesPerUser {
                     diaryIDs.append(try store.createDiary(ownerID: user.id, title: "\(user.name)'s diary \(extra + 1)").id)
                 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import DiaryAPI
 import DiaryClient
+import DiaryTerminal
 import Foundation
 import HTTPTypes
 
@@ -34,7 +35,16 @@ extension DiaryCommand {
         @Option(help: ArgumentHelp("Back-date the entry: an RFC 3339 time or a date (2026-11-01).", valueName: "date"))
         var date: String?
 
+        @Option(help: "public, unlisted (anyone with its id) or private (you only); default: the diary's default.")
+        var visibility: Visibility?
+
+        @Flag(name: .customLong("private"), help: "The same as --visibility private.")
+        var isPrivate = false
+
         func validate() throws {
+            if isPrivate, let visibility, visibility != .private {
+                throw ValidationError("--private and --visibility \(visibility.rawValue) say different things; give one.")
+            }
             if let diary { try validateID(diary, "--diary") }
             _ = try normalisedTags(tag)
             _ = try parseDate(date, "--date", endOfDay: false)
@@ -45,7 +55,8 @@ extension DiaryCommand {
             let parts = try entryParts()
             let post = CreateEntry(NewEntry(
                 title: parts.title, body: parts.body, diaryID: diary,
-                tags: tag.isEmpty ? nil : try normalisedTags(tag), created: try parseDate(date, "--date", endOfDay: false)
+                tags: tag.isEmpty ? nil : try normalisedTags(tag), created: try parseDate(date, "--date", endOfDay: false),
+                visibility: isPrivate ? .private : visibility
             ))
             // One key for the post and its retry: if the first answer was lost on the way back,
             // the server replays it instead of writing the entry twice.
@@ -56,7 +67,7 @@ extension DiaryCommand {
             } catch is ConnectionError {
                 entry = try await client.send(post, headers: key)
             }
-            Output.write("created entry \(entry.id): \(entry.title)")
+            Output.write("created entry \(entry.id): \(entry.title)" + DisplayFormat.visibilityMarker(entry.visibility))
         }
 
         /// Title and body from the arguments, standard input or the editor.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import DiaryAPI
 import DiaryClient
+import DiaryTerminal
 import HTTPTypes
 
 // MARK: - diary edit
@@ -10,7 +11,7 @@ extension DiaryCommand {
         static let configuration = CommandConfiguration(
             abstract: "Change an entry.",
             discussion: """
-                With --title or --body, changes only those fields. With neither, opens the entry in \
+                With --title, --body, --visibility or --date, changes only those fields. With neither, opens the entry in \
                 $EDITOR (default: vi) as its title, a blank line and its body, and saves what you write.
                 """
         )
@@ -26,15 +27,24 @@ extension DiaryCommand {
         @Option(help: ArgumentHelp("The new body.", valueName: "text"))
         var body: String?
 
+        @Option(help: "public, unlisted or private. Its date stays unless --date is given.")
+        var visibility: Visibility?
+
+        @Option(help: ArgumentHelp("Move the entry to this date: an RFC 3339 time or a date (2026-11-01).", valueName: "date"))
+        var date: String?
+
         func validate() throws {
             try validateID(entryID, "entry-id")
+            _ = try parseDate(date, "--date", endOfDay: false)
         }
 
         func run() async throws {
             let client = try globals.makeClient(requiringToken: true)
-            if title != nil || body != nil {
-                let entry = try await client.send(UpdateEntry(entryID: entryID, EntryPatch(title: title, body: body)))
-                Output.write("updated entry \(entry.id)")
+            if title != nil || body != nil || visibility != nil || date != nil {
+                let created = try parseDate(date, "--date", endOfDay: false)
+                let patch = EntryPatch(title: title, body: body, visibility: visibility, created: created)
+                let entry = try await client.send(UpdateEntry(entryID: entryID, patch))
+                Output.write("updated entry \(entry.id)" + DisplayFormat.visibilityMarker(entry.visibility))
                 return
             }
 

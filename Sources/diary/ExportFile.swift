@@ -3,18 +3,19 @@ import Foundation
 
 /// Reading exports back.
 enum ExportFile {
-    /// The entries of a JSON array or of NDJSON (one entry a line).
-    static func entries(in data: Data) throws -> [Entry] {
+    /// The entries of a JSON array or of NDJSON (one entry a line), as `Entry`s or, for an
+    /// import, as `ImportedEntry`s (which tell whether a line names its visibility).
+    static func entries<Element: Decodable>(_: Element.Type = Entry.self, in data: Data) throws -> [Element] {
         let decoder = DiaryJSON.makeDecoder()
         let first = data.first { ![UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t")].contains($0) }
         do {
             if first == UInt8(ascii: "[") {
-                return try decoder.decode([Entry].self, from: data)
+                return try decoder.decode([Element].self, from: data)
             }
             return try data.split(separator: UInt8(ascii: "\n")).enumerated().compactMap { number, line in
                 guard line.contains(where: { $0 > 32 }) else { return nil }
                 do {
-                    return try decoder.decode(Entry.self, from: Data(line))
+                    return try decoder.decode(Element.self, from: Data(line))
                 } catch {
                     throw CommandFailure("line \(number + 1) is not an exported entry: \(error)")
                 }
@@ -27,9 +28,9 @@ enum ExportFile {
     }
 
     /// `entries` cut into runs whose JSON stays under `maxBytes`.
-    static func batches(_ entries: [Entry], maxBytes: Int) throws -> [[Entry]] {
+    static func batches<Element: Encodable>(_ entries: [Element], maxBytes: Int) throws -> [[Element]] {
         let encoder = DiaryJSON.makeEncoder()
-        var batches: [[Entry]] = [], current: [Entry] = [], size = 2
+        var batches: [[Element]] = [], current: [Element] = [], size = 2
         for entry in entries {
             let bytes = try encoder.encode(entry).count + 1
             if !current.isEmpty && size + bytes > maxBytes {

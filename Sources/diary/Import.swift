@@ -29,7 +29,7 @@ extension DiaryCommand {
             } catch {
                 throw CommandFailure("cannot read \(file): \(error.localizedDescription)")
             }
-            let entries = try ExportFile.entries(in: data)
+            let entries = try ExportFile.entries(ImportedEntry.self, in: data)
             var total = ImportResult()
             var progress = ProgressBar(total: entries.count, label: "import")
             var done = 0

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DiaryAPI
 import DiaryClient
 import Foundation
 
@@ -60,3 +61,5 @@ func validateID(_ id: Int64, _ name: String) throws {
         throw ValidationError("\(name) must be a positive integer, not \(id)")
     }
 }
+
+extension Visibility: ExpressibleByArgument {}

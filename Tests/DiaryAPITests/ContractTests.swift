@@ -42,7 +42,8 @@ import Testing
         let date = Date(timeIntervalSince1970: 1_795_321_800)
         let entry = Entry(id: 42, diaryID: 1, author: "alice", title: "t", body: "b", created: date, updated: date)
         let object = try JSONSerialization.jsonObject(with: DiaryJSON.makeEncoder().encode(entry)) as? [String: Any]
-        #expect(Set(object?.keys ?? [:].keys) == ["entry_id", "diary_id", "author", "title", "body", "created", "updated", "tags"])
+        #expect(Set(object?.keys ?? [:].keys) == ["entry_id", "diary_id", "author", "title", "body", "created", "updated", "tags", "visibility"])
+        #expect(object?["visibility"] as? String == "public")
         var found = entry
         found.snippet = "<mark>t</mark>"
         let withSnippet = try JSONSerialization.jsonObject(with: DiaryJSON.makeEncoder().encode(found)) as? [String: Any]

@@ -1,4 +1,5 @@
 import DiaryAPI
+import SeededRandom
 import Foundation
 import Testing
 
@@ -58,11 +59,8 @@ import Testing
 
     /// Strings from random Unicode scalars, seeded so that a failure can be replayed.
     @Test func randomStrings() throws {
-        var state: UInt64 = 0x5EED
-        func next() -> UInt64 {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            return state >> 33
-        }
+        var random = SplitMix64(seed: 0x5EED)
+        func next() -> UInt64 { random.next() >> 1 }
         for _ in 0..<300 {
             var text = ""
             for _ in 0..<Int(next() % 40) {

@@ -93,7 +93,7 @@ import Testing
         let other = try SQLiteDiaryStore(path: p.t.store.path)
         defer { try? other.close() }
         let user = try #require(try other.user(tokenHash: TokenHash(token: token)))
-        _ = try other.createEntry(userID: user.id, diaryID: nil, title: "theirs", body: "", tags: [], created: nil, idempotency: nil)
+        _ = try other.createEntry(userID: user.id, diaryID: nil, title: "theirs", body: "", tags: [], created: nil, visibility: nil, idempotency: nil)
         let page = try p.t.request("GET", "/api/entries").decoded(EntryPage.self)
         #expect(page.entries.map(\.title) == ["theirs", "ours"])
         p.expectSameAnswer("/api/entries")

@@ -98,7 +98,7 @@ import Glibc
 
         let writes: [() throws -> Void] = [
             { _ = try store.createEntry(userID: alice.id, diaryID: nil, title: "After", body: "") },
-            { _ = try store.updateEntry(id: entry.id, userID: alice.id, title: "After", body: nil) },
+            { _ = try store.updateEntry(id: entry.id, userID: alice.id, changes: EntryChanges(title: "After")) },
             { try store.deleteEntry(id: entry.id, userID: alice.id) },
             { _ = try store.createUser(name: "bob", tokenHash: newTokenHash()) },
             { _ = try store.replaceToken(userName: "alice", tokenHash: newTokenHash()) },

@@ -25,7 +25,7 @@ import Testing
             #expect(diaryNow.created == diary.created)
 
             clock.advance(seconds: 30)
-            let retitled = try store.updateEntry(id: created.id, userID: alice.id, title: "Hello again", body: nil)
+            let retitled = try store.updateEntry(id: created.id, userID: alice.id, changes: EntryChanges(title: "Hello again"))
             #expect(retitled.title == "Hello again")
             #expect(retitled.body == "First day.")
             #expect(retitled.created == created.created)
@@ -33,7 +33,7 @@ import Testing
             #expect(try store.entry(id: created.id) == retitled)
 
             clock.advance(seconds: 30)
-            let rewritten = try store.updateEntry(id: created.id, userID: alice.id, title: nil, body: "Second thoughts.")
+            let rewritten = try store.updateEntry(id: created.id, userID: alice.id, changes: EntryChanges(body: "Second thoughts."))
             #expect(rewritten.title == "Hello again")
             #expect(rewritten.body == "Second thoughts.")
             #expect(rewritten.updated == clock.now)
@@ -49,7 +49,7 @@ import Testing
 
             expectStoreError(.notFound, .entry(created.id)) { try store.deleteEntry(id: created.id, userID: alice.id) }
             expectStoreError(.notFound, .entry(created.id)) {
-                try store.updateEntry(id: created.id, userID: alice.id, title: "Ghost", body: nil)
+                try store.updateEntry(id: created.id, userID: alice.id, changes: EntryChanges(title: "Ghost"))
             }
             #expect(try store.entry(id: 12345) == nil)
         }
@@ -77,7 +77,7 @@ import Testing
             clock.advance(seconds: 60)
 
             expectStoreError(.forbidden, .entry(entry.id)) {
-                try store.updateEntry(id: entry.id, userID: bob.id, title: "Bob was here", body: "x")
+                try store.updateEntry(id: entry.id, userID: bob.id, changes: EntryChanges(title: "Bob was here", body: "x"))
             }
             expectStoreError(.forbidden, .entry(entry.id)) { try store.deleteEntry(id: entry.id, userID: bob.id) }
             expectStoreError(.forbidden, .diary(aliceDiary.id)) {

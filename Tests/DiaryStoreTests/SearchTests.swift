@@ -84,7 +84,7 @@ import Testing
             #expect(try store.tags() == [TagCount(name: "home", count: 1), TagCount(name: "japan", count: 2), TagCount(name: "travel", count: 2)])
             let kyoto = try store.entries(EntryQuery(filter: EntryFilter(query: "Kyoto"))).page.entries[0]
             #expect(kyoto.tags == ["japan", "travel"])
-            let retagged = try store.updateEntry(id: kyoto.id, userID: alice.id, title: nil, body: nil, tags: ["autumn"])
+            let retagged = try store.updateEntry(id: kyoto.id, userID: alice.id, changes: EntryChanges(tags: ["autumn"]))
             #expect(retagged.tags == ["autumn"] && retagged.title == "Kyoto")
             #expect(try store.tags().map(\.name) == ["autumn", "home", "japan", "travel"])
             try store.deleteEntry(id: kyoto.id, userID: alice.id)
@@ -148,28 +148,28 @@ import Testing
             let alice = try seed(store, clock, corpus)
             let travel = try store.createDiary(ownerID: alice.id, title: "Travel")
             _ = try store.createEntry(userID: alice.id, diaryID: travel.id, title: "Osaka", body: "たこ焼き", tags: ["food"], created: Date(timeIntervalSince1970: 1_700_000_000))
-            let batches = store.exportBatches(batchSize: 2)
+            let batches = store.exportBatches(ownerID: alice.id, batchSize: 2)
             while let batch = try batches.next() { exported += batch }
             #expect(exported.map(\.id) == [1, 2, 3, 4, 5])
         }
         try withStore { store, _ in
             let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
-            let result = try store.importEntries(userID: alice.id, entries: exported)
+            let result = try store.importEntries(userID: alice.id, entries: exported.map { ImportedEntry($0, visibility: $0.visibility) })
             #expect(result == ImportResult(created: 5, skipped: 0))
             var reimported: [Entry] = []
-            let batches = store.exportBatches(batchSize: 3)
+            let batches = store.exportBatches(ownerID: alice.id, batchSize: 3)
             while let batch = try batches.next() { reimported += batch }
             #expect(reimported == exported)
-            #expect(try store.importEntries(userID: alice.id, entries: exported) == ImportResult(created: 0, skipped: 5))
+            #expect(try store.importEntries(userID: alice.id, entries: exported.map { ImportedEntry($0, visibility: $0.visibility) }) == ImportResult(created: 0, skipped: 5))
             #expect(try store.entries(diaryID: nil, page: newestFirstPage).total == 5)
             #expect(try titles(store, EntryFilter(query: "たこ焼き")) == ["Osaka"])
 
             let bob = try store.createUser(name: "bob", tokenHash: newTokenHash())
             var foreign = exported[0]
             foreign.id = 99
-            expectStoreError(.forbidden) { try store.importEntries(userID: bob.id, entries: [foreign]) }
+            expectStoreError(.forbidden) { try store.importEntries(userID: bob.id, entries: [ImportedEntry(foreign, visibility: nil)]) }
             foreign.author = "bob"
-            expectStoreError(.forbidden, .diary(1)) { try store.importEntries(userID: bob.id, entries: [foreign]) }
+            expectStoreError(.forbidden, .diary(1)) { try store.importEntries(userID: bob.id, entries: [ImportedEntry(foreign, visibility: nil)]) }
         }
     }
 }
