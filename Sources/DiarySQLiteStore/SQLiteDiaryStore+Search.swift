@@ -112,11 +112,18 @@ struct EntrySQL {
         }
         let match = indexed.isEmpty ? nil : indexed.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: " AND ")
 
+        // Public entries are indexed in entries_fts, the others in entries_private_fts: the
+        // statistics bm25 ranks by (how many entries hold a term, their average length) then
+        // come from public entries only, and nobody's ranking moves with another's private text.
+        let publicMatch = "e.entry_id IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?)"
+        let privateMatch = "e.entry_id IN (SELECT rowid FROM entries_private_fts WHERE entries_private_fts MATCH ?)"
+        let viewer = query.viewerID != nil
+
         // The count: every condition, as a plain filter of entries.
         var countConditions = conditions, countArguments = arguments
         if let match {
-            countConditions.append("e.entry_id IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?)")
-            countArguments.append(match)
+            countConditions.append(viewer ? "(\(publicMatch) OR \(privateMatch))" : publicMatch)
+            countArguments += viewer ? [match, match] : [match]
         }
         count = "SELECT count(*) FROM entries e" + Self.whereClause(countConditions)
         self.countArguments = StatementArguments(countArguments)
@@ -125,6 +132,20 @@ struct EntrySQL {
         let (pageOffset, overflow) = max(query.page.page - 1, 0).multipliedReportingOverflow(by: limit)
         ranked = match != nil && filter.effectiveOrder == .relevance
         let fetched = limit + 1
+        if ranked, let match, viewer {
+            // The viewer's own unlisted and private matches first, newest first, then public ones
+            // by relevance: ranked together, the order of the viewer's own would move with the
+            // words of everyone's private entries, which share their index.
+            if case .offset(let after) = query.position { offset = after } else { offset = overflow ? Int.max - 1 : pageOffset }
+            select = """
+                \(SQLiteDiaryStore.entrySelectList) FROM entries e \(SQLiteDiaryStore.entryJoins)
+                LEFT JOIN (SELECT rowid, bm25(entries_fts) AS score FROM entries_fts WHERE entries_fts MATCH ?) p ON p.rowid = e.entry_id
+                WHERE \(conditions.joined(separator: " AND ")) AND (p.rowid IS NOT NULL OR \(privateMatch))
+                ORDER BY p.score IS NOT NULL, CASE WHEN p.score IS NULL THEN e.created END DESC, p.score, e.entry_id DESC LIMIT ? OFFSET ?
+                """
+            selectArguments = StatementArguments([match] + arguments + [match, fetched, offset])
+            return
+        }
         if ranked, let match {
             if case .offset(let after) = query.position { offset = after } else { offset = overflow ? Int.max - 1 : pageOffset }
             select = """

@@ -42,3 +42,43 @@ WHEN (OLD.visibility = 'public') <> (NEW.visibility = 'public') OR NEW.diary_id 
     UPDATE diaries SET public_count = public_count - (OLD.visibility = 'public') WHERE diary_id = OLD.diary_id;
     UPDATE diaries SET public_count = public_count + (NEW.visibility = 'public') WHERE diary_id = NEW.diary_id;
 END;
+
+-- Full-text search in two indexes: public entries in entries_fts (as before), the others in
+-- entries_private_fts. bm25 ranks by statistics of its whole index (how many rows hold a term,
+-- their average length): with one index, words in private entries would move the order of
+-- public results, and so tell that they exist. Each entry is in one index, so writing costs
+-- what it did; a change of visibility moves it across.
+CREATE VIRTUAL TABLE entries_private_fts USING fts5(
+    title, body, content = 'entries', content_rowid = 'entry_id', tokenize = 'trigram'
+);
+
+DROP TRIGGER entries_fts_insert;
+DROP TRIGGER entries_fts_delete;
+DROP TRIGGER entries_fts_update;
+
+-- One trigger per event, its statements in order: an entry leaves its old index before it
+-- enters its new one.
+CREATE TRIGGER entries_fts_insert AFTER INSERT ON entries BEGIN
+    INSERT INTO entries_fts (rowid, title, body)
+        SELECT NEW.entry_id, NEW.title, NEW.body WHERE NEW.visibility = 'public';
+    INSERT INTO entries_private_fts (rowid, title, body)
+        SELECT NEW.entry_id, NEW.title, NEW.body WHERE NEW.visibility <> 'public';
+END;
+
+CREATE TRIGGER entries_fts_delete AFTER DELETE ON entries BEGIN
+    INSERT INTO entries_fts (entries_fts, rowid, title, body)
+        SELECT 'delete', OLD.entry_id, OLD.title, OLD.body WHERE OLD.visibility = 'public';
+    INSERT INTO entries_private_fts (entries_private_fts, rowid, title, body)
+        SELECT 'delete', OLD.entry_id, OLD.title, OLD.body WHERE OLD.visibility <> 'public';
+END;
+
+CREATE TRIGGER entries_fts_update AFTER UPDATE OF title, body, visibility ON entries BEGIN
+    INSERT INTO entries_fts (entries_fts, rowid, title, body)
+        SELECT 'delete', OLD.entry_id, OLD.title, OLD.body WHERE OLD.visibility = 'public';
+    INSERT INTO entries_private_fts (entries_private_fts, rowid, title, body)
+        SELECT 'delete', OLD.entry_id, OLD.title, OLD.body WHERE OLD.visibility <> 'public';
+    INSERT INTO entries_fts (rowid, title, body)
+        SELECT NEW.entry_id, NEW.title, NEW.body WHERE NEW.visibility = 'public';
+    INSERT INTO entries_private_fts (rowid, title, body)
+        SELECT NEW.entry_id, NEW.title, NEW.body WHERE NEW.visibility <> 'public';
+END;
