@@ -19,6 +19,21 @@ final class TestApplication: Sendable {
         app = DiaryApplication(store: store, configuration: configuration)
     }
 
+    /// Another application on a copy of `original`'s database file as it is now: the same
+    /// users, tokens, entries, ids to come and cursor secret.
+    init(copying original: TestApplication, configuration: DiaryApplication.Configuration = .init(), clock: @escaping @Sendable () -> Date) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("diary-router-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let path = directory.appendingPathComponent("diary.sqlite3").path
+        // The file and its write-ahead log hold every committed write (the original is idle);
+        // SQLite rebuilds the log's index from the log when it opens the copy.
+        for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: original.store.path + suffix) {
+            try FileManager.default.copyItem(atPath: original.store.path + suffix, toPath: path + suffix)
+        }
+        store = try SQLiteDiaryStore(path: path, clock: clock)
+        app = DiaryApplication(store: store, configuration: configuration)
+    }
+
     deinit {
         try? FileManager.default.removeItem(at: directory)
     }
