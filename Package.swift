@@ -111,7 +111,9 @@ let package = Package(
             "MicroHTTPDServer", "HTTPCore", "ProcessControl", .product(name: "HTTPTypes", package: "swift-http-types"),
         ]),
         .testTarget(name: "DiaryAPITests", dependencies: ["DiaryAPI", "ByteEncodings", "SeededRandom"]),
-        .testTarget(name: "DiaryStoreTests", dependencies: ["DiarySQLiteStore", "DiaryStore", "DiaryAPI", "APITokens"]),
+        .testTarget(name: "DiaryStoreTests", dependencies: [
+            "DiarySQLiteStore", "DiaryStore", "DiaryAPI", "APITokens", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         .testTarget(name: "SearchSnippetsTests", dependencies: ["SearchSnippets", "DiaryAPI"]),
         .testTarget(name: "DiaryServerTests", dependencies: [
             "DiaryServer", "DiarySQLiteStore", "DiaryStore", "DiaryAPI", "HTTPCore", "APITokens", "ByteEncodings",
