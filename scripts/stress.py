@@ -6,6 +6,9 @@ Faults (SIGKILL during writes, graceful stop, disk full, read-only file, busy da
 and the fuzz target. Prints one table (case, expected, observed, pass) and exits 1 if a case failed.
 
 Only loopback traffic, only temporary databases; every loop is bounded in count and in time.
+Nothing waits for the server by sleeping: waits poll for the condition (an answer, a refused
+connection, a socket closed or let go) up to a deadline. Wall-clock bounds (BOUNDS) are strict in
+the long run and generous with --short; the table says which one applied.
 Standard library only. Usage: stress.py [--short] [--bin-dir DIR] [--only NAME] [--libfuzzer BIN]
 """
 
@@ -41,11 +44,32 @@ SHORT = dict(crash_rounds=1, crash_seconds=2, busy_seconds=3, load_seconds=6, sl
 # one per connection, fill up to 2 MiB each as the file grows; the allocator keeps some slack).
 RSS_TOLERANCE_RATIO = 0.20
 RSS_TOLERANCE_KIB = 8 * 1024
+# Crash: the server is killed no sooner than this many writes of the round were acknowledged.
+CRASH_MIN_ACKED = 20
 # Timing: the medians of the kinds of wrong token, interleaved, may differ by less than the larger
 # of 5 % of the median and 3 times the noise (how far the medians of the odd and the even rounds
 # of one kind differ): "no measurable difference". On a quiet machine the noise is a few µs.
 TIMING_THRESHOLD_RATIO = 0.05
 TIMING_NOISE_FACTOR = 3
+
+# Wall-clock bounds, as (strict, short-run, unit, what is bounded). Both runs measure and print the
+# same things; the long run gates with the strict bound. The short run is what scripts/test runs
+# in CI on a loaded 2-core machine, where a debug build shares the cores with everything else:
+# it gates with a bound several times looser, which a correct server meets however loaded the
+# machine, so that a failure there means a broken server, not a busy one. Waits for something
+# that must happen are polls with a deadline past the bound, never a fixed sleep.
+BOUNDS = {
+    "refused": (0.3, 2.0, " s", "graceful stop: from SIGTERM until new connections are refused"),
+    "graceful_exit": (5.0, 20.0, " s", "graceful stop: from SIGTERM until exit 0"),
+    "probe": (2.0, 8.0, " s", "slowloris: a probe's answer"),
+    "per_ip_closed": (0.5, 5.0, " s", "slowloris: until the connections past the per-IP limit are closed"),
+    "idle_closed": (4.5, 15.0, " s", "slowloris: until idle connections are closed with --connection-timeout 2"),
+    "stalled_closed": (8.0, 20.0, " s", "hostile: until a stalled chunked body is closed with --connection-timeout 3"),
+    "closed_after_answer": (2.0, 10.0, " s", "raw requests: until the server closes after answering Connection: close"),
+    "timing_ratio": (TIMING_THRESHOLD_RATIO, 4 * TIMING_THRESHOLD_RATIO, " x the smallest median",
+                     "token timing: spread of the medians below the larger of this"),
+    "timing_noise": (TIMING_NOISE_FACTOR, 4 * TIMING_NOISE_FACTOR, " x the noise", "token timing: ... and this"),
+}
 
 OPTS = None            # parsed arguments
 CFG = SHORT            # the durations in use
@@ -71,6 +95,50 @@ def row(case, expected, observed, passed, known=""):
 
 def kib(value):
     return f"{value / 1024:.1f} MiB"
+
+
+def bound(name):
+    """The bound that gates this run: strict in the long run, generous in --short."""
+    strict, short, _, _ = BOUNDS[name]
+    return short if OPTS.short else strict
+
+
+def bound_text(name):
+    """The bound in force, and which one it is, for the table's expected column."""
+    strict, short, unit, _ = BOUNDS[name]
+    if OPTS.short:
+        return f"{short:g}{unit} [short-run bound; the long run holds {strict:g}{unit}]"
+    return f"{strict:g}{unit} [strict bound]"
+
+
+def wait_until(condition, seconds, interval=0.01):
+    """Polls `condition` until it holds or `seconds` passed: the seconds it took, or None."""
+    began = time.monotonic()
+    while True:
+        if condition():
+            return time.monotonic() - began
+        if time.monotonic() - began > seconds:
+            return None
+        time.sleep(interval)
+
+
+def tcp_sockets():
+    """Every IPv4 TCP socket of this machine as the kernel lists it in /proc/net/tcp:
+    (local (ip, port), remote (ip, port), state in hex, inode: 0 once no process holds it)."""
+    def address(text):
+        ip, port = text.split(":")
+        return socket.inet_ntoa(bytes.fromhex(ip)[::-1]), int(port, 16)
+    with open("/proc/net/tcp") as table:
+        next(table)
+        return [(address(f[1]), address(f[2]), f[3], f[9]) for f in (line.split() for line in table)]
+
+
+def server_connections(port, sources):
+    """How many connections from `sources` the server on `port` still holds open: after the
+    clients closed theirs, the ones it has not closed yet (a socket it closed is left to the
+    kernel, inode 0, for its last packets)."""
+    return sum(1 for local, remote, state, inode in tcp_sockets()
+               if local[1] == port and state != "0A" and remote[0] in sources and inode != "0")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -128,11 +196,11 @@ class Server:
             return None
 
     def stop(self):
-        """SIGTERM, then SIGKILL if it does not leave within 10 s; the exit status."""
+        """SIGTERM, then SIGKILL if it does not leave within 30 s; the exit status."""
         if not self.process or self.process.poll() is not None:
             return self.process.returncode if self.process else None
         self.signal(signal.SIGTERM)
-        code = self.wait(10)
+        code = self.wait(30)
         if code is None:
             self.kill()
         return code
@@ -265,7 +333,7 @@ def read_answer(sock, timeout=10):
     response.begin()
     body = response.read()
     answer = {"status": response.status, "headers": {k.lower(): v for k, v in response.getheaders()},
-              "body": body, "closed": peer_closed(sock, 2)}
+              "body": body, "closed": peer_closed(sock, bound("closed_after_answer"))}
     with TRANSCRIPT_LOCK:
         TRANSCRIPT.append(repr(answer["headers"]).encode() + body)
     return answer
@@ -355,6 +423,7 @@ def case_crash():
     for round_number in range(1, CFG["crash_rounds"] + 1):
         server = Server(database).start()
         stop = threading.Event()
+        acked_before = len(acked)
 
         def writer(index):
             client = Client(server.port, tokens[index % len(tokens)], record=False)
@@ -375,8 +444,18 @@ def case_crash():
                         acked[document["entry_id"]] = (title, body)
 
         threads = start_threads(writer, 8)
-        time.sleep(CFG["crash_seconds"] * rng.uniform(0.6, 1.0))
+        # The kill comes after the round's time of writing (the behaviour under test) and after
+        # some writes were acknowledged, however slowly a loaded machine gets to them.
+        began = time.monotonic()
+        writing = CFG["crash_seconds"] * rng.uniform(0.6, 1.0)
+
+        def acknowledged():
+            with lock:
+                return len(acked) - acked_before >= CRASH_MIN_ACKED
+        waited = wait_until(acknowledged, 120)
+        time.sleep(max(0.0, began + writing - time.monotonic()))
         server.signal(signal.SIGKILL)
+        killed_after = time.monotonic() - began
         stop.set()
         join_threads(threads, 30)
         server.wait(10)
@@ -401,15 +480,33 @@ def case_crash():
         sent[f"after crash {round_number}"] = "ok"
         if after_status == 201:
             acked[document["entry_id"]] = (f"after crash {round_number}", "ok")
-        ok = (len(acked) > 0 and not lost and not changed and not unknown and check == "ok" and served
-              and after_status == 201 and health == 200)
+        ok = (len(acked) > 0 and waited is not None and not lost and not changed and not unknown and check == "ok"
+              and served and after_status == 201 and health == 200)
         all_ok &= ok
-        details.append(f"round {round_number}: {len(acked)} acked, {len(lost)} lost, {len(changed)} changed, "
+        details.append(f"round {round_number}: killed after {killed_after:.1f} s"
+                       + ("" if waited is not None else f" (not {CRASH_MIN_ACKED} writes acknowledged within 120 s)")
+                       + f", {len(acked)} acked, {len(lost)} lost, {len(changed)} changed, "
                        f"{len(unknown)} never sent, {in_flight} unacked-but-committed, integrity {check}, "
                        f"after restart: 200 sample intact {served}, POST {after_status}")
     row("crash: SIGKILL during 8 concurrent writers",
         "every 201 entry present with exact content; integrity_check ok; serves after restart",
         "; ".join(details), all_ok)
+
+
+def read_interim(sock, seconds):
+    """The head of an interim answer (`100 Continue`), read byte by byte so that nothing after
+    it is taken from the socket; what was read so far if the server closed or went silent."""
+    sock.settimeout(seconds)
+    head = b""
+    try:
+        while not head.endswith(b"\r\n\r\n"):
+            byte = sock.recv(1)
+            if not byte:
+                break
+            head += byte
+    except (socket.timeout, OSError):
+        pass
+    return head
 
 
 def case_graceful_stop():
@@ -422,42 +519,59 @@ def case_graceful_stop():
     sockets = []
     for body in bodies:
         sock = connect(server.port)
-        sock.sendall(build("POST", "/api/entries", token, body)[:-len(body) + 3])
+        # Only the head, asking for 100 Continue: that answer says the server read the head and
+        # handed the request to the application, so the request is in flight when SIGTERM comes.
+        sock.sendall(build("POST", "/api/entries", token, body, headers=["Expect: 100-continue"])[:-len(body)])
         sockets.append(sock)
-    time.sleep(0.3)
+    interim = [read_interim(sock, 30).split(b"\r\n")[0].decode("latin-1") for sock in sockets]
     started = time.monotonic()
     server.signal(signal.SIGTERM)
-    time.sleep(0.3)
-    try:
-        connect(server.port, timeout=2).close()
-        refused = "accepted"
-    except ConnectionRefusedError:
-        refused = "refused"
-    except OSError as error:
-        refused = f"failed ({error})"
-    # The rest of each body, one byte at a time over about 1.2 s.
-    for i in range(3, max(len(b) for b in bodies)):
+    # New connections are refused from when the server has stopped listening; a try that is
+    # still accepted before then is closed at once.
+    refusal = {"seen": "not refused within 30 s"}
+
+    def refused():
+        try:
+            connect(server.port, timeout=2).close()
+            return False
+        except ConnectionRefusedError:
+            refusal["seen"] = "refused"
+            return True
+        except OSError as error:
+            refusal["seen"] = f"failed ({error})"
+            return True
+    wait_until(refused, 30)
+    refused_after = time.monotonic() - started
+    # The bodies, a byte at a time on every connection, spread over 1.2 s by the clock: a slow
+    # client (the behaviour under test) whose pace does not slow down with a loaded machine, so
+    # that the server's 4 s grace period is not spent on this side.
+    length = max(len(b) for b in bodies)
+    dripped = time.monotonic()
+    for i in range(length):
         for sock, body in zip(sockets, bodies):
             if i < len(body):
                 sock.sendall(body[i:i + 1])
-        time.sleep(0.03)
+        time.sleep(max(0.0, dripped + 1.2 * (i + 1) / length - time.monotonic()))
     answers = []
     for sock in sockets:
         try:
-            answers.append(read_answer(sock)["status"])
+            answers.append(read_answer(sock, 30)["status"])
         except (OSError, http.client.HTTPException) as error:
             answers.append(type(error).__name__)
         sock.close()
-    code = server.wait(10)
+    code = server.wait(bound("graceful_exit") + 30)
     elapsed = time.monotonic() - started
     if code is None:
         server.kill()
     idle.close()
     stored = db_rows(database, "SELECT count(*) FROM entries WHERE title LIKE 'slow %'")[0][0]
-    ok = answers == [201] * 4 and refused == "refused" and code == 0 and elapsed < 5 and stored == 4
+    ok = (interim == ["HTTP/1.1 100 Continue"] * 4 and answers == [201] * 4 and refusal["seen"] == "refused"
+          and refused_after < bound("refused") and code == 0 and elapsed < bound("graceful_exit") and stored == 4)
     row("graceful stop: SIGTERM with 4 slow bodies in flight",
-        "in-flight requests answered 201 and stored; new connections refused; exit 0 within 5 s",
-        f"answers {answers}, {stored} stored, new connection {refused}, exit {code} after {elapsed:.2f} s", ok)
+        f"in-flight requests answered 201 and stored; new connections refused within {bound_text('refused')}; "
+        f"exit 0 within {bound_text('graceful_exit')}",
+        f"in flight: {interim if interim != ['HTTP/1.1 100 Continue'] * 4 else '4 x 100 Continue'}; answers {answers}, "
+        f"{stored} stored, new connection {refusal['seen']} after {refused_after:.2f} s, exit {code} after {elapsed:.2f} s", ok)
 
 
 def mount_tmpfs(folder, size):
@@ -607,7 +721,7 @@ def case_busy():
         client = Client(servers[index % 2].port, tokens[index % 4], record=False)
         mine = []
         for n in range(100_000):
-            if time.monotonic() > deadline:
+            if n and time.monotonic() > deadline:  # one write at least, however late the thread started
                 break
             try:
                 if mine and n % 3 == 0:
@@ -664,6 +778,7 @@ def case_load():
     deadline = time.monotonic() + seconds
     counts = {"2xx": 0, "4xx": 0, "5xx": 0, "errors": 0}
     lock = threading.Lock()
+    progress = [0] * 72  # requests made by each thread so far, each written by its own thread only
 
     def run(index):
         is_writer = index < 8
@@ -672,8 +787,9 @@ def case_load():
         tally = {"2xx": 0, "4xx": 0, "5xx": 0, "errors": 0}
         mine = []
         for n in range(1_000_000):
-            if time.monotonic() > deadline:
+            if n and time.monotonic() > deadline:  # one request at least, however late the thread started
                 break
+            progress[index] += 1
             try:
                 if is_writer:
                     if mine and n % 4 == 3:
@@ -697,19 +813,22 @@ def case_load():
     threads = start_threads(run, 72)
     samples = []
     while any(t.is_alive() for t in threads) and time.monotonic() < deadline + 60:
-        samples.append((time.monotonic(), server.rss_kib()))
-        time.sleep(0.5)
+        samples.append((time.monotonic(), server.rss_kib(), sum(progress)))
+        time.sleep(0.5)  # the sampling interval
     rss_end = server.rss_kib()
-    # Warm-up: the first quarter of the run (at least 2 s).
-    warm_until = samples[0][0] + max(2.0, seconds / 4)
-    rss_warm = next((rss for t, rss in samples if t >= warm_until), rss_end)
-    rss_max = max(rss for t, rss in samples if t >= warm_until) if samples else rss_end
+    # Warm-up: the first quarter of the requests (and at least 2 s). The caches grow with the work
+    # done, not with the time: a loaded machine does less in the same seconds.
+    made = sum(progress)
+    warm = [(t, rss) for t, rss, n in samples if t >= samples[0][0] + 2.0 and n >= made / 4]
+    rss_warm = warm[0][1] if warm else rss_end
+    rss_max = max((rss for t, rss in warm), default=rss_end)
     flat = rss_max <= rss_warm * (1 + RSS_TOLERANCE_RATIO) + RSS_TOLERANCE_KIB
     code = server.stop()
     total = sum(counts.values())
     ok = counts["5xx"] == 0 and counts["errors"] == 0 and flat and code == 0 and total > 0
     row(f"load: {seconds} s of 64 readers + 8 writers (keep-alive)",
-        f"0 5xx, 0 connection errors, RSS flat after warm-up (max <= warm +{RSS_TOLERANCE_RATIO:.0%} +{RSS_TOLERANCE_KIB // 1024} MiB)",
+        f"0 5xx, 0 connection errors, RSS flat after warm-up, the first quarter of the requests "
+        f"(max <= warm +{RSS_TOLERANCE_RATIO:.0%} +{RSS_TOLERANCE_KIB // 1024} MiB)",
         f"{total} requests ({total / seconds:.0f}/s): {counts}; RSS start {kib(rss_start)}, after warm-up {kib(rss_warm)}, "
         f"max {kib(rss_max)}, end {kib(rss_end)}", ok)
 
@@ -781,7 +900,8 @@ def case_slowloris():
     database = new_database("slowloris")
     add_user(database, "alice")
     server = Server(database).start()  # the defaults: timeout 30 s, 1024 connections, 256 per IP
-    probe_client = Client(server.port, timeout=5)
+    # A probe slower than the bound fails the row by its latency; the socket waits longer still.
+    probe_client = Client(server.port, timeout=bound("probe") + 5)
 
     def probe():
         probe_client.close()  # a new connection each time: the hard part when the server is full
@@ -799,38 +919,58 @@ def case_slowloris():
     latencies, failures = drip(attackers[::2], CFG["slowloris_seconds"], probe)
     still_open = len(attackers) - count_closed(attackers)
     close_all(attackers)
-    ok = not failures and latencies and max(latencies) < 2 and still_open >= 990 and failed == 0
+    ok = not failures and latencies and max(latencies) < bound("probe") and still_open >= 990 and failed == 0
     row("slowloris: 1,000 idle/dripping connections from 8 IPs (defaults)",
-        "other clients served (every probe 200 in < 2 s) while the 1,000 stay connected",
+        f"other clients served (every probe 200 within {bound_text('probe')}) while the 1,000 stay connected",
         f"{len(latencies)} probes, failures {failures or 'none'}, {latency_text(latencies)}; "
         f"{still_open} attacker connections open at the end", ok)
 
+    # Before the next 1,000: the server has let go of these (else they would count against its
+    # limit of 1024 connections in all).
+    released = wait_until(lambda: server_connections(server.port, sources) == 0, 60, 0.05)
     # 1,000 from one address: the per-IP limit (default 256) closes the rest at once.
-    time.sleep(0.5)
     attackers, failed = open_many(server.port, 1000, ["127.0.0.10"], slow_every=2)
-    time.sleep(0.5)
-    closed = count_closed(attackers) + failed
+    over_limit = len(attackers) + failed - 256
+    counted = {"closed": failed}
+
+    def rest_closed():
+        counted["closed"] = count_closed(attackers, timeout=0.05) + failed
+        return counted["closed"] >= over_limit
+    closed_after = wait_until(rest_closed, bound("per_ip_closed") + 30, 0.05)
+    closed = counted["closed"]
     latencies, failures = drip(attackers[::2], min(3, CFG["slowloris_seconds"]), probe)
     close_all(attackers)
-    ok = not failures and latencies and 1000 - closed <= 256 and closed >= 700
+    ok = (not failures and latencies and 1000 - closed <= 256 and closed >= 700 and released is not None
+          and closed_after is not None and closed_after < bound("per_ip_closed"))
     row("slowloris: 1,000 connections from 1 IP (default per-IP limit 256)",
-        "at most 256 kept, the rest closed at once; others served",
-        f"{1000 - closed} kept, {closed} closed; {len(latencies)} probes, failures {failures or 'none'}, "
-        f"{latency_text(latencies)}", ok)
+        f"at most 256 kept, the rest closed at once (within {bound_text('per_ip_closed')}); others served",
+        f"{1000 - closed} kept, {closed} closed "
+        + (f"{closed_after:.2f} s after the last connected" if closed_after is not None else "(not all within the deadline)")
+        + ("" if released is not None else "; the first 1,000 were still held 60 s after they closed")
+        + f"; {len(latencies)} probes, failures {failures or 'none'}, {latency_text(latencies)}", ok)
     server.stop()
 
     # The timeout frees idle connections (lowered to 2 s here; 30 s by default).
     server = Server(database, ["--connection-timeout", "2"]).start()
-    probe_client = Client(server.port, timeout=5)
+    probe_client = Client(server.port, timeout=bound("probe") + 5)
     attackers, failed = open_many(server.port, 300, sources, slow_every=0)
-    time.sleep(4.5)
-    closed = count_closed(attackers, timeout=1)
+    counted = {"closed": 0}
+
+    def all_closed():
+        counted["closed"] = count_closed(attackers, timeout=0.05)
+        return counted["closed"] == len(attackers)
+    closed_after = wait_until(all_closed, bound("idle_closed") + 30, 0.05)
+    closed = counted["closed"]
     status = probe()
     close_all(attackers)
     server.stop()
     row("slowloris: idle connections with --connection-timeout 2",
-        "all 300 idle connections closed by the server within 2 s + 2.5 s; others served",
-        f"{closed} of {len(attackers)} closed after 4.5 s; probe {status}", closed == len(attackers) and status == 200)
+        f"all 300 idle connections closed by the server within {bound_text('idle_closed')}; others served",
+        f"{closed} of {len(attackers)} closed"
+        + (f" {closed_after:.2f} s after the last connected" if closed_after is not None else " (not all within the deadline)")
+        + f"; probe {status}",
+        closed == len(attackers) and closed_after is not None
+        and closed_after < bound("idle_closed") and status == 200)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1004,21 +1144,26 @@ def case_huge_bodies(h):
                 outcome = f"closed after {sent // 1_000_000} MB ({type(error).__name__})"
     # A chunked body that never ends: the connection timeout (3 s here) closes it.
     began = time.monotonic()
-    with connect(h.port, timeout=10) as sock:
+    stalled_after = None
+    waited = bound("stalled_closed") + 10
+    with connect(h.port, timeout=waited) as sock:
         sock.sendall(head + b"5\r\nhello\r\n")
         try:
             data = sock.recv(4096)
-            stalled = f"closed after {time.monotonic() - began:.1f} s" + (f" with {data[:12]!r}" if data else "")
+            stalled_after = time.monotonic() - began
+            stalled = f"closed after {stalled_after:.1f} s" + (f" with {data[:12]!r}" if data else "")
         except socket.timeout:
-            stalled = "still open after 10 s"
+            stalled = f"still open after {waited:g} s"
         except ConnectionResetError:
-            stalled = f"reset after {time.monotonic() - began:.1f} s"
+            stalled_after = time.monotonic() - began
+            stalled = f"reset after {stalled_after:.1f} s"
     unchanged = db_digest(h.database) == before
     serving = h.serving()
     ok = (declared == (413, True, True) and not outcome.startswith("all sent") and stalled.startswith(("closed", "reset"))
-          and time.monotonic() - began < 8 and unchanged and serving)
+          and stalled_after is not None and stalled_after < bound("stalled_closed") and unchanged and serving)
     row(f"{CFG['hostile_mb']} MB bodies; a chunked body that never ends",
-        "413 problem + close before the body; stop reading past 2 MiB; stalled body closed at the timeout",
+        "413 problem + close before the body; stop reading past 2 MiB; stalled body closed at the timeout "
+        f"(within {bound_text('stalled_closed')})",
         f"Content-Length {size}: {declared[0]} closed={declared[1]}; chunked: {outcome}; stalled: {stalled}; "
         f"nothing written {unchanged}, serving {serving}", ok)
 
@@ -1207,13 +1352,17 @@ def case_timing():
     wrong = [k for k in kinds if kinds[k]() is not None]
     spread = max(medians[k] for k in wrong) - min(medians[k] for k in wrong)
     noise = max(abs(statistics.median(samples[k][0::2]) - statistics.median(samples[k][1::2])) for k in wrong)
-    threshold = max(TIMING_THRESHOLD_RATIO * min(medians[k] for k in wrong), TIMING_NOISE_FACTOR * noise)
+    ratio, factor = bound("timing_ratio"), bound("timing_noise")
+    threshold = max(ratio * min(medians[k] for k in wrong), factor * noise)
+    strict = max(TIMING_THRESHOLD_RATIO * min(medians[k] for k in wrong), TIMING_NOISE_FACTOR * noise)
     ok = statuses == {401} and spread < threshold
     described = ", ".join(f"{k} {m:.0f} µs" for k, m in medians.items())
+    which = (f"short-run bound; the long run holds max({TIMING_THRESHOLD_RATIO:.0%}, {TIMING_NOISE_FACTOR} x noise)"
+             if OPTS.short else "strict bound")
     row(f"timing: wrong tokens, {CFG['timing_rounds']} interleaved rounds",
-        f"all 401; medians of the 3 wrong-token kinds differ by < max({TIMING_THRESHOLD_RATIO:.0%}, "
-        f"{TIMING_NOISE_FACTOR} x noise)",
-        f"medians {described}; spread {spread:.1f} µs, noise {noise:.1f} µs, threshold {threshold:.1f} µs", ok)
+        f"all 401; medians of the 3 wrong-token kinds differ by < max({ratio:.0%}, {factor:g} x noise) [{which}]",
+        f"medians {described}; spread {spread:.1f} µs, noise {noise:.1f} µs, threshold {threshold:.1f} µs"
+        + (f" (strict threshold {strict:.1f} µs: {'met' if spread < strict else 'NOT met'})" if OPTS.short else ""), ok)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1276,6 +1425,14 @@ def print_table():
         cell = lambda text: str(text).replace("|", "\\|").replace("\n", " ")
         print(f"| {cell(case)} | {cell(expected)} | {cell(observed)} | {verdict} |")
     failed = [r[0] for r in ROWS if not r[3]]
+    print()
+    if OPTS.short:
+        print("Wall-clock bounds applied: the short run's, generous for a loaded CI machine (the long run holds the strict ones):")
+    else:
+        print("Wall-clock bounds applied: the strict ones (scripts/stress --short holds generous ones):")
+    for strict, short, unit, what in BOUNDS.values():
+        applied, other = (short, strict) if OPTS.short else (strict, short)
+        print(f"- {what}: {applied:g}{unit} ({'long run' if OPTS.short else 'short run'}: {other:g}{unit})")
     print()
     print(f"{len(ROWS) - len(failed)} of {len(ROWS)} passed" + (f"; FAILED: {'; '.join(failed)}" if failed else ""))
     sys.stdout.flush()

@@ -11,7 +11,8 @@ import Darwin
 final class CannedServer: @unchecked Sendable {
     /// How the answer goes out.
     enum Answer {
-        /// These pieces, with a short pause between them (so they arrive in separate reads), then a close.
+        /// These pieces, each sent once the client has read all of the one before (so they arrive
+        /// in separate reads), then a close.
         case pieces([String])
         /// Nothing at all, and the connection held open until the server is released.
         case silence
@@ -23,6 +24,7 @@ final class CannedServer: @unchecked Sendable {
     private let release = DispatchSemaphore(value: 0)
     private let lock = NSLock()
     private var received: [UInt8] = []
+    private var problem: String?
 
     /// - Parameter readingRequest: false answers at once, for a client whose request never ends in a blank line (TLS).
     init(_ answer: Answer, readingRequest: Bool = true) throws {
@@ -59,13 +61,24 @@ final class CannedServer: @unchecked Sendable {
         return String(decoding: received, as: UTF8.self)
     }
 
-    /// Waits until the answer was sent and the connection closed (or held, for `.silence`).
-    func waitUntilDone() {
-        done.wait()
+    /// Waits until the answer was sent and the connection closed (or held, for `.silence`), at
+    /// most 30 s; returns what went wrong on the server's side, or nil when nothing did.
+    func waitUntilDone() -> String? {
+        guard done.wait(timeout: .now() + 30) == .success else {
+            return "the canned server did not get a connection, or did not send its answer, within 30 s"
+        }
+        done.signal()  // for the next caller
+        lock.lock()
+        defer { lock.unlock() }
+        return problem
     }
 
     private func serve(_ answer: Answer, readingRequest: Bool) {
-        let connection = accept(listener, nil, nil)
+        var client = sockaddr_in()
+        var clientLength = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let connection = withUnsafeMutablePointer(to: &client) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(listener, $0, &clientLength) }
+        }
         guard connection >= 0 else {
             done.signal()
             return
@@ -73,8 +86,13 @@ final class CannedServer: @unchecked Sendable {
         if readingRequest { readRequest(connection) }
         switch answer {
         case .pieces(let pieces):
+            let clientPort = Int(UInt16(bigEndian: client.sin_port))
             for (index, piece) in pieces.enumerated() {
-                if index > 0 { usleep(20_000) }
+                if index > 0, let late = waitUntilClientRead(clientPort: clientPort, piece: index) {
+                    lock.lock()
+                    problem = late
+                    lock.unlock()
+                }
                 let bytes = Array(piece.utf8)
                 _ = bytes.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             }
@@ -85,6 +103,40 @@ final class CannedServer: @unchecked Sendable {
             release.wait()
             close(connection)
         }
+    }
+
+    /// Waits until the client's socket (port `clientPort` to this server) holds no unread byte,
+    /// as the kernel reports it in /proc/net/tcp (its rx_queue), or is gone: the client has read
+    /// everything sent so far. Polls for at most 10 s; returns what went wrong, or nil.
+    private func waitUntilClientRead(clientPort: Int, piece: Int) -> String? {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while true {
+            guard let unread = Self.unreadBytes(localPort: clientPort, remotePort: port) else {
+                return "cannot read /proc/net/tcp to pace the pieces"
+            }
+            if unread == 0 { return nil }
+            guard ContinuousClock.now < deadline else {
+                return "the client left \(unread) bytes unread for 10 s before piece \(piece + 1)"
+            }
+            usleep(1_000)
+        }
+    }
+
+    /// The bytes waiting unread in the loopback socket from `localPort` to `remotePort`; 0 when
+    /// there is no such socket (any more), nil when the table cannot be read.
+    static func unreadBytes(localPort: Int, remotePort: Int) -> Int? {
+        guard let table = FileHandle(forReadingAtPath: "/proc/net/tcp") else { return nil }
+        defer { try? table.close() }
+        let text = String(decoding: table.readDataToEndOfFile(), as: UTF8.self)
+        // "sl local_address rem_address st tx_queue:rx_queue ...", addresses as hex IP:port.
+        for line in text.split(separator: "\n").dropFirst() {
+            let fields = line.split(separator: " ")
+            guard fields.count > 4 else { continue }
+            func port(_ address: Substring) -> Int? { address.split(separator: ":").last.flatMap { Int($0, radix: 16) } }
+            guard port(fields[1]) == localPort, port(fields[2]) == remotePort else { continue }
+            return fields[4].split(separator: ":").last.flatMap { Int($0, radix: 16) } ?? 0
+        }
+        return 0
     }
 
     /// Reads up to the blank line, then the body `Content-Length` announces.

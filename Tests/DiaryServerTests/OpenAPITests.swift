@@ -143,6 +143,8 @@ import Testing
                 operations += 1
                 let response = app.respond(to: HTTPRequest(method: HTTPMethod(method.uppercased())!, target: target))
                 let detail = (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])?["detail"] as? String
+                // A 404 is routed only when its detail says so: one without a detail proves nothing either way.
+                #expect(response.status != 404 || detail != nil, "\(method.uppercased()) \(template): 404 without a problem detail")
                 let unrouted = response.status == 405 || (response.status == 404 && detail?.hasPrefix("There is no resource") == true)
                 #expect(!unrouted, "\(method.uppercased()) \(template) is in the document but not routed (\(response.status) \(detail ?? ""))")
             }

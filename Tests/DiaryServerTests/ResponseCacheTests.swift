@@ -161,25 +161,43 @@ import Testing
         let stop = Atomic(false)
         let reads = Atomic(0)
         // Plain threads: the shared dispatch pool may be busy with other tests and start them late.
+        let reading = DispatchSemaphore(value: 0)
         let finished = DispatchSemaphore(value: 0)
         for _ in 0..<2 {
             Thread {
+                var first = true
                 while !stop.load(ordering: .relaxed) {
                     _ = p.t.request("GET", "/api/entries?per_page=1")
                     reads.add(1, ordering: .relaxed)
+                    if first { reading.signal() }
+                    first = false
                 }
                 finished.signal()
             }.start()
         }
-        while reads.load(ordering: .relaxed) == 0 { usleep(1_000) }
+        var readersStopped = false
+        func stopReaders() -> Bool {
+            if !readersStopped {
+                readersStopped = true
+                stop.store(true, ordering: .relaxed)
+                for _ in 0..<2 {
+                    if finished.wait(timeout: .now() + 60) == .timedOut { return false }
+                }
+            }
+            return true
+        }
+        defer { _ = stopReaders() }  // also when a `#require` below ends the test early
+        // Both readers are reading before the first write: they read, and fill the cache, throughout.
+        for _ in 0..<2 {
+            try #require(reading.wait(timeout: .now() + 60) == .success, "a reader thread did not get its first answer within 60 s")
+        }
         for expected in 1...60 {
             let created = p.t.request("POST", "/api/entries", token: token, json: #"{"title":"n\#(expected)","body":""}"#)
             #expect(created.status == 201)
             let page = try p.t.request("GET", "/api/entries?per_page=1").decoded(EntryPage.self)
             #expect(page.total == expected && page.entries.first?.title == "n\(expected)")
         }
-        stop.store(true, ordering: .relaxed)
-        for _ in 0..<2 { finished.wait() }
+        #expect(stopReaders(), "a reader thread did not stop within 60 s")
         #expect(reads.load(ordering: .relaxed) > 0)
         #expect(p.cache.counts.hits > 0)
     }

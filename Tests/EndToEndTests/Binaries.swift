@@ -26,8 +26,15 @@ struct ProcessResult {
     var stderr: String
 }
 
+struct ProcessTimeout: Error, CustomStringConvertible {
+    var description: String
+}
+
 /// Runs a binary to completion with `stdin` as its standard input, capturing both outputs.
-func run(_ executable: URL, _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> ProcessResult {
+/// One still running after `seconds` is killed, and the run throws: a hung client fails its
+/// test instead of holding up the suite.
+func run(_ executable: URL, _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
+         seconds: Double = 120) throws -> ProcessResult {
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
@@ -42,6 +49,16 @@ func run(_ executable: URL, _ arguments: [String], stdin: String? = nil, environ
     process.standardError = err
     process.standardInput = input
     try process.run()
+    let exited = DispatchSemaphore(value: 0), watched = DispatchSemaphore(value: 0)
+    nonisolated(unsafe) var killed = false
+    let pid = process.processIdentifier
+    Thread {
+        if exited.wait(timeout: .now() + seconds) == .timedOut {
+            killed = true
+            kill(pid, SIGKILL)
+        }
+        watched.signal()
+    }.start()
     if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
     try input.fileHandleForWriting.close()
     // Read both pipes to the end before waiting, so a chatty process never blocks on a full pipe.
@@ -54,8 +71,13 @@ func run(_ executable: URL, _ arguments: [String], stdin: String? = nil, environ
     errReader.start()
     let outData = out.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    // The semaphore orders the reader's write of errData before this thread's read.
+    exited.signal()
+    // The semaphores order the other threads' writes of errData and killed before this thread's reads.
     errRead.wait()
+    watched.wait()
+    if killed {
+        throw ProcessTimeout(description: "\(executable.lastPathComponent) \(arguments.joined(separator: " ")) did not finish within \(Int(seconds)) s; killed")
+    }
     return ProcessResult(
         status: process.terminationStatus,
         stdout: String(decoding: outData, as: UTF8.self),

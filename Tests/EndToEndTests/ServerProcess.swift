@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// A real `diary-server` on a free port and a temporary database, stopped when released.
 final class ServerProcess: @unchecked Sendable {
@@ -36,16 +37,26 @@ final class ServerProcess: @unchecked Sendable {
         process.standardError = FileHandle.standardError
         try process.run()
         self.running = process
-        let handle = out.fileHandleForReading
-        var buffer = ""
-        let deadline = Date().addingTimeInterval(30)
-        while !buffer.contains("\n") {
-            guard Date() < deadline else { throw ServerStartError(message: "no ready line within 30 s") }
-            let data = handle.availableData
-            if data.isEmpty { throw ServerStartError(message: "diary-server exited before it was ready") }
-            buffer += String(decoding: data, as: UTF8.self)
+        // poll(2) before each read, so that a server that neither prints nor exits cannot hold
+        // the test past the deadline (a blocking read would wait for it forever).
+        let descriptor = out.fileHandleForReading.fileDescriptor
+        var bytes: [UInt8] = []
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !bytes.contains(UInt8(ascii: "\n")) {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else {
+                kill(process.processIdentifier, SIGKILL)
+                throw ServerStartError(message: "no ready line within 30 s")
+            }
+            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let milliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1
+            guard poll(&entry, 1, Int32(milliseconds)) > 0 else { continue }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let count = read(descriptor, &chunk, chunk.count)
+            if count <= 0 { throw ServerStartError(message: "diary-server exited before it was ready") }
+            bytes += chunk[..<count]
         }
-        let line = buffer.split(separator: "\n")[0]
+        let line = String(decoding: bytes, as: UTF8.self).split(separator: "\n")[0]
         guard line.hasPrefix("listening on http://"), let portText = line.split(separator: ":").last, let port = Int(portText) else {
             throw ServerStartError(message: "unexpected first line: \(line)")
         }
@@ -55,11 +66,20 @@ final class ServerProcess: @unchecked Sendable {
 
     private(set) var running: Process?
 
-    /// Sends `signal` and waits for the exit; returns the exit status.
+    /// Sends `signal` and waits for the exit; returns the exit status. A server still running
+    /// 30 s later is a failed test (recorded here), and is killed so that the suite goes on.
     @discardableResult
     func stop(signal: Int32 = SIGTERM) -> Int32 {
         guard let running, running.isRunning else { return running?.terminationStatus ?? 0 }
         kill(running.processIdentifier, signal)
+        let deadline = ContinuousClock.now + .seconds(30)
+        while running.isRunning && ContinuousClock.now < deadline {
+            usleep(5_000)
+        }
+        if running.isRunning {
+            Issue.record("diary-server did not exit within 30 s of signal \(signal); killed")
+            kill(running.processIdentifier, SIGKILL)
+        }
         running.waitUntilExit()
         return running.terminationStatus
     }

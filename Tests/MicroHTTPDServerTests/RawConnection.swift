@@ -24,14 +24,18 @@ struct RawResponse {
 /// must be able to send what no well-behaved client would (duplicate lengths, smuggled requests).
 final class RawConnection {
     let descriptor: Int32
+    private let timeoutSeconds: Int
     private var buffer: [UInt8] = []
 
     /// Connects to 127.0.0.1; throws with `errno` in the message (ECONNREFUSED after shutdown).
-    init(port: Int, timeoutSeconds: Int = 5) throws {
+    /// `timeoutSeconds` bounds each wait for bytes: an answer that comes returns at once, so the
+    /// default is generous for a loaded machine; `isClosedByServer` waits all of it when the
+    /// connection stays open.
+    init(port: Int, timeoutSeconds: Int = 30) throws {
+        self.timeoutSeconds = timeoutSeconds
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw TestFailure("socket: \(String(cString: strerror(errno)))") }
-        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setReceiveTimeout(timeoutSeconds)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian
@@ -101,10 +105,21 @@ final class RawConnection {
         return response
     }
 
+    /// One response, or nil when the server closed the connection without sending a single byte
+    /// of one; throws if it sent part of one, or nothing within the timeout.
+    func readResponseUnlessClosed() throws -> RawResponse? {
+        if buffer.isEmpty {
+            guard try receive() else { return nil }
+        }
+        return try readResponse()
+    }
+
     /// True when the server closed the connection (end of stream or reset), false when it stayed
-    /// open until the receive timeout; throws if more bytes arrive instead.
-    func isClosedByServer() throws -> Bool {
+    /// open until the receive timeout (or `seconds`, when given); throws if more bytes arrive instead.
+    func isClosedByServer(waitingAtMost seconds: Int? = nil) throws -> Bool {
         guard buffer.isEmpty else { throw TestFailure("unexpected bytes: \(String(decoding: buffer, as: UTF8.self))") }
+        if let seconds { setReceiveTimeout(seconds) }
+        defer { if seconds != nil { setReceiveTimeout(timeoutSeconds) } }
         var byte: UInt8 = 0
         let count = recv(descriptor, &byte, 1, 0)
         if count == 0 { return true }
@@ -114,6 +129,11 @@ final class RawConnection {
             throw TestFailure("recv: \(String(cString: strerror(errno)))")
         }
         throw TestFailure("unexpected byte \(byte) after the response")
+    }
+
+    private func setReceiveTimeout(_ seconds: Int) {
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
     private func waitForHeadEnd() throws -> Int {
@@ -137,6 +157,7 @@ final class RawConnection {
         if count == 0 { return false }
         if count < 0 {
             if errno == ECONNRESET { return false }
+            if errno == EAGAIN || errno == EWOULDBLOCK { throw TestFailure("nothing received within \(timeoutSeconds) s") }
             throw TestFailure("recv: \(String(cString: strerror(errno)))")
         }
         buffer.append(contentsOf: chunk[..<count])

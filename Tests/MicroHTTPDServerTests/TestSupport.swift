@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import HTTPCore
 import Synchronization
@@ -7,10 +8,34 @@ import Synchronization
 struct EchoResponder: HTTPResponder {
     let probe: Probe
 
-    /// What the tests watch from outside the worker threads.
+    /// What the tests watch from outside the worker threads, and the gate `/slow` waits at.
     final class Probe: Sendable {
-        let slowRequestStarted = Atomic<Bool>(false)
         let calls = Atomic<Int>(0)
+        /// Signalled once a `/slow` request reached the responder.
+        private let slowStarted = DispatchSemaphore(value: 0)
+        /// What a `/slow` request waits for before it answers: the test's `releaseSlow()`.
+        private let slowRelease = DispatchSemaphore(value: 0)
+        /// Set by a `/slow` request just before it returns its answer.
+        let slowFinished = Atomic<Bool>(false)
+
+        /// Waits until a `/slow` request is in the responder (held there until `releaseSlow()`);
+        /// false if none arrived within `seconds`.
+        func waitForSlowRequest(seconds: Double = 30) -> Bool {
+            slowStarted.wait(timeout: .now() + seconds) == .success
+        }
+
+        /// Lets the `/slow` request answer. Call it in a `defer` too, so that a test that
+        /// failed early does not leave the request (and the server's shutdown) waiting.
+        func releaseSlow() {
+            slowRelease.signal()
+        }
+
+        /// The responder's side: a `/slow` request is held until the test releases it. The limit
+        /// only keeps a test that forgot to release from hanging the suite; its answer then says so.
+        fileprivate func holdSlowRequest() -> Bool {
+            slowStarted.signal()
+            return slowRelease.wait(timeout: .now() + 60) == .success
+        }
     }
 
     func respond(to request: HTTPRequest) -> HTTPResponse {
@@ -24,10 +49,10 @@ struct EchoResponder: HTTPResponder {
         ])
         switch request.path {
         case "/slow":
-            probe.slowRequestStarted.store(true, ordering: .releasing)
-            // Long enough that a loaded machine (tests run in parallel) still sees it in flight.
-            usleep(2_000_000)
-            return HTTPResponse(status: 200, headers: headers, body: Array("slow done".utf8))
+            // In flight for exactly as long as the test wants, however loaded the machine is.
+            let released = probe.holdSlowRequest()
+            probe.slowFinished.store(true, ordering: .releasing)
+            return HTTPResponse(status: 200, headers: headers, body: Array((released ? "slow done" : "slow never released").utf8))
         case "/wrong-length":
             // The transport must frame the body itself, whatever the responder claims.
             headers.add(.contentLength, "999")
@@ -62,8 +87,10 @@ func withServer(
     try body(server, probe)
 }
 
-/// Waits up to `seconds` for `condition`, polling; for state that worker threads change.
-func eventually(seconds: Double = 5, _ condition: () -> Bool) -> Bool {
+/// Waits up to `seconds` for `condition`, polling; for state that worker threads change. The
+/// limit only ends a wait for something that does not happen: a condition that holds returns at
+/// once, so it is generous enough for a loaded machine.
+func eventually(seconds: Double = 30, _ condition: () -> Bool) -> Bool {
     let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
     while ContinuousClock.now < deadline {
         if condition() { return true }
@@ -72,10 +99,17 @@ func eventually(seconds: Double = 5, _ condition: () -> Bool) -> Bool {
     return condition()
 }
 
+/// True when `condition` stayed false for all of `seconds`: a window in which a broken server
+/// would show itself. A loaded machine can only make it miss a bug, never fail a correct server.
+func never(within seconds: Double, _ condition: () -> Bool) -> Bool {
+    !eventually(seconds: seconds, condition)
+}
+
 /// A plain thread, for work that must run while the test blocks: the cooperative pool is
 /// busy with the other (blocking) tests and could start a `Task` too late.
 final class TestThread: Sendable {
     private let thread: pthread_t
+    private let finished = DispatchSemaphore(value: 0)
 
     init(_ body: @escaping @Sendable () -> Void) {
         final class Box {
@@ -83,7 +117,11 @@ final class TestThread: Sendable {
             init(_ body: @escaping @Sendable () -> Void) { self.body = body }
         }
         var thread = pthread_t()
-        let box = Unmanaged.passRetained(Box(body)).toOpaque()
+        let finished = self.finished
+        let box = Unmanaged.passRetained(Box {
+            body()
+            finished.signal()
+        }).toOpaque()
         let created = pthread_create(&thread, nil, { argument in
             let box = Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue()
             box.body()
@@ -93,8 +131,12 @@ final class TestThread: Sendable {
         self.thread = thread
     }
 
-    func join() {
+    /// Joins the thread if it finishes within `seconds`; false (and the thread left running)
+    /// if not, so that a test fails instead of hanging the suite.
+    func join(within seconds: Double) -> Bool {
+        guard finished.wait(timeout: .now() + seconds) == .success else { return false }
         pthread_join(thread, nil)
+        return true
     }
 }
 
