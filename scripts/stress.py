@@ -36,9 +36,9 @@ import time
 # Settings
 
 LONG = dict(crash_rounds=3, crash_seconds=5, busy_seconds=15, load_seconds=30, slowloris_seconds=20,
-            timing_rounds=1500, fuzz_seconds=60, hostile_mb=100)
+            timing_rounds=1500, fuzz_seconds=60, hostile_mb=100, privacy_seconds=30)
 SHORT = dict(crash_rounds=1, crash_seconds=2, busy_seconds=3, load_seconds=6, slowloris_seconds=4,
-             timing_rounds=400, fuzz_seconds=10, hostile_mb=100)
+             timing_rounds=400, fuzz_seconds=10, hostile_mb=100, privacy_seconds=5)
 
 # Load: RSS after warm-up may grow by this much and still count as flat (SQLite page caches,
 # one per connection, fill up to 2 MiB each as the file grows; the allocator keeps some slack).
@@ -1316,6 +1316,88 @@ def case_tokens(h):
         f"old/new/old-DELETE {rotated}", rotated == (401, 200, 401))
 
 
+def case_privacy():
+    """Readers with and without the owner's token on the same URLs, through the response cache,
+    while the owner writes: no answer meant for the owner reaches anyone else, and the owner
+    never gets the public answer."""
+    database = new_database("privacy")
+    alice, bob = add_user(database, "alice"), add_user(database, "bob")
+    server = Server(database).start()
+    def post(client, title, **fields):
+        return client.json("POST", "/api/entries", {"title": title, "body": fields.pop("body", ""), **fields})
+
+    owner = Client(server.port, alice)
+    # Every private or unlisted title and body holds SECRET; public ones never do.
+    fixed = post(owner, "SECRET fixed kyoto", body="SECRET", visibility="private")[1]["entry_id"]
+    post(owner, "SECRET link kyoto", body="SECRET", visibility="unlisted")
+    for n in range(20):
+        post(owner, f"public {n} kyoto", body="autumn leaves", tags=["travel"])
+    owner.close()
+    urls = ["/api/entries", "/api/entries?per_page=100", "/api/entries?q=kyoto&per_page=100", "/api/entries?q=SECRET+fixed",
+            "/api/entries?tag=travel&per_page=100", "/api/diaries", "/api/diaries/1", "/api/diaries/1/entries?per_page=100",
+            "/api/tags", "/api/export", f"/api/entries/{fixed}"]
+    deadline = time.monotonic() + CFG["privacy_seconds"]
+    leaks, misses, errors, counts = [], [], [], {"anonymous": 0, "bob": 0, "alice": 0, "writes": 0}
+    lock = threading.Lock()
+
+    def read(index):
+        name, token = [("anonymous", None), ("bob", bob), ("alice", alice)][index % 3]
+        client, local, n = Client(server.port, token, record=False), random.Random(index), 0
+        while time.monotonic() < deadline or n == 0:
+            url = local.choice(urls)
+            try:
+                status, headers, body = client.request("GET", url)
+            except (OSError, http.client.HTTPException) as error:
+                with lock:
+                    errors.append(f"{name} {url}: {error}")
+                client.close()
+                continue
+            n += 1
+            secret = b"SECRET" in body or b'"private"' in body or b'"unlisted"' in body
+            with lock:
+                # An answer to a token is never kept (no-store); a public one may be (no-cache).
+                public_cache = "no-cache" if token is None and status == 200 else "no-store"
+                if name != "alice" and (secret or headers.get("cache-control") != public_cache):
+                    leaks.append(f"{name} GET {url}: {status} {headers.get('cache-control')} {body[:120]!r}")
+                # The fixed private entry is always in the owner's answers that can hold it.
+                holds_fixed = url in (f"/api/entries/{fixed}", "/api/entries?q=SECRET+fixed", "/api/export")
+                if name == "alice" and (status != 200 or headers.get("cache-control") != "no-store"
+                                        or (holds_fixed and b"SECRET fixed" not in body)):
+                    misses.append(f"alice GET {url}: {status} {headers.get('cache-control')} {body[:120]!r}")
+        with lock:
+            counts[name] += n
+
+    def write(_):
+        client, n = Client(server.port, alice, record=False), 0
+        while time.monotonic() < deadline:
+            try:
+                status, document = post(client, f"SECRET {n}", body="SECRET kyoto", visibility=["private", "unlisted"][n % 2], tags=["travel"])
+                if status == 201:
+                    client.request("PATCH", f"/api/entries/{document['entry_id']}", {"title": f"SECRET again {n}"})
+                    if n % 3 == 0:
+                        client.request("DELETE", f"/api/entries/{document['entry_id']}")
+                # A public write now and then, so that the cache is rebuilt under the readers.
+                if n % 5 == 0:
+                    post(client, f"public write {n}", body="kyoto")
+                n += 1
+            except (OSError, http.client.HTTPException) as error:
+                with lock:
+                    errors.append(f"writer: {error}")
+                client.close()
+        with lock:
+            counts["writes"] += n
+
+    threads = start_threads(read, 12, *[lambda: write(0), lambda: write(1)])
+    join_threads(threads, CFG["privacy_seconds"] + 120)
+    code = server.stop()
+    row("privacy: readers with and without the owner's token through the cache, while the owner writes",
+        "no private or unlisted entry, nor no-store, in any answer to anyone else; the owner's answers always hold "
+        "their private entries (no-store); no errors",
+        f"{counts}; leaks {len(leaks)} {leaks[:2]}; owner answers without their entries {len(misses)} {misses[:2]}; "
+        f"errors {len(errors)} {errors[:2]}",
+        not leaks and not misses and not errors and code == 0 and counts["writes"] > 0 and min(counts["anonymous"], counts["bob"], counts["alice"]) > 0)
+
+
 def case_timing():
     """Wrong tokens of three kinds, interleaved on one keep-alive connection, compared by median."""
     database = new_database("timing")
@@ -1414,7 +1496,8 @@ def case_logs():
 
 CASES = [("crash", case_crash), ("graceful", case_graceful_stop), ("diskfull", case_disk_full),
          ("readonly", case_read_only), ("busy", case_busy), ("load", case_load), ("slowloris", case_slowloris),
-         ("hostile", case_hostile), ("timing", case_timing), ("fuzz", case_fuzz), ("logs", case_logs)]
+         ("hostile", case_hostile), ("privacy", case_privacy), ("timing", case_timing), ("fuzz", case_fuzz),
+         ("logs", case_logs)]
 
 
 def print_table():
