@@ -2,10 +2,25 @@ import DiaryAPI
 import Foundation
 
 /// Everything the server keeps. The handlers depend on this protocol only, so that a store on
-/// another database can replace the SQLite one without touching them.
+/// another database can replace the SQLite one without touching them; the contract below is
+/// what such a store must keep, and `Tests/DiaryStoreConformanceTests` checks it on every store.
 ///
-/// Each method is one transaction: the ownership check and the change it guards happen
-/// together, and a method that throws has changed nothing.
+/// - **One transaction per call, on the caller's thread.** Calls are synchronous: the server
+///   makes them from the transport's worker threads, concurrently. A read sees one consistent
+///   state (a page and its `total` agree). A write commits durably before it returns, and one
+///   that throws has changed nothing.
+/// - **Checks inside the transaction.** Ownership, an `EntryPrecondition` (`If-Match`) and an
+///   `IdempotencyKey` are checked in the same transaction as the change they guard, so that no
+///   other writer can slip between check and change.
+/// - **Time.** Every time the store writes comes from its clock, in whole seconds (UTC); dates
+///   given by callers are cut to whole seconds too.
+/// - **Ids** are never reused, even after a delete: an old link answers 404, never someone's newer entry.
+/// - **What others see.** Counts, `updated` times and tag counts as a reader who is not the
+///   owner sees them count public entries only, and move in the same transaction as the change;
+///   no read's answer to such a reader may depend on anyone's unlisted or private entries
+///   (search ranking included).
+/// - **Errors** are `StoreError`s whose `subject` says what they are about; `.unavailable`
+///   means the database cannot answer now, and nothing was written.
 public protocol DiaryStore: Sendable {
     // MARK: Users
 
@@ -78,9 +93,11 @@ public protocol DiaryStore: Sendable {
 
     // MARK: Changes
 
-    /// A number that changes once any write has committed, from this process or another, and
-    /// only then: what reads return is the same while it is. A cache of read results keeps
-    /// them under the number read before the reads, and serves them only while it still holds.
+    /// A number that changes once any write has committed, from this process or another (any
+    /// server on the same database), and only then: what reads return is the same while it is.
+    /// The response cache reads it before it builds an answer and again before it serves a kept
+    /// one, so once a write has returned, no answer from before it is served. It must be cheap:
+    /// every cached read asks for it.
     func dataVersion() throws(StoreError) -> Int64
 }
 
