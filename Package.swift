@@ -111,8 +111,15 @@ let package = Package(
             "MicroHTTPDServer", "HTTPCore", "ProcessControl", .product(name: "HTTPTypes", package: "swift-http-types"),
         ]),
         .testTarget(name: "DiaryAPITests", dependencies: ["DiaryAPI", "ByteEncodings", "SeededRandom"]),
-        .testTarget(name: "DiaryStoreTests", dependencies: [
-            "DiarySQLiteStore", "DiaryStore", "DiaryAPI", "APITokens", .product(name: "GRDB", package: "GRDB.swift"),
+        /// What the store suites share (a clock, a temporary folder, error expectations).
+        .target(name: "StoreTestSupport", dependencies: ["DiaryStore", "DiaryAPI", "APITokens"], path: "Tests/StoreTestSupport"),
+        /// The behaviour every `DiaryStore` must have, run on each engine's factory.
+        .testTarget(name: "DiaryStoreConformanceTests", dependencies: [
+            "StoreTestSupport", "DiarySQLiteStore", "DiaryStore", "DiaryAPI",
+        ]),
+        /// What only the SQLite engine has: files, pragmas, query plans, group commit, migrations.
+        .testTarget(name: "DiarySQLiteStoreTests", dependencies: [
+            "StoreTestSupport", "DiarySQLiteStore", "DiaryStore", "DiaryAPI", "APITokens", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "SearchSnippetsTests", dependencies: ["SearchSnippets", "DiaryAPI"]),
         .testTarget(name: "DiaryServerTests", dependencies: [

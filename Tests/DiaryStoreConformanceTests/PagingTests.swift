@@ -1,14 +1,14 @@
 import DiaryAPI
 import DiaryStore
-@testable import DiarySQLiteStore
+import StoreTestSupport
 import Foundation
 import Testing
 
 @Suite struct PagingTests {
     /// 3 entries at 04:30:00, 2 at 04:31:00, 2 at 04:29:00 (the clock goes back): newest first,
     /// and entries of the same second by id, highest first.
-    @Test func newestFirstWithTiesBrokenByIDDescending() throws {
-        try withStore { store, clock in
+    @Test(arguments: StoreFactory.all) func newestFirstWithTiesBrokenByIDDescending(_ factory: StoreFactory) throws {
+        try withStore(factory) { store, clock in
             let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
             var written: [Entry] = []
             for (step, count) in [(0.0, 3), (60.0, 2), (-120.0, 2)] {
@@ -51,8 +51,8 @@ import Testing
         }
     }
 
-    @Test func oneDiarysEntriesOnly() throws {
-        try withStore { store, clock in
+    @Test(arguments: StoreFactory.all) func oneDiarysEntriesOnly(_ factory: StoreFactory) throws {
+        try withStore(factory) { store, clock in
             let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
             let bob = try store.createUser(name: "bob", tokenHash: newTokenHash())
             let travel = try store.createDiary(ownerID: alice.id, title: "Travel")
@@ -83,16 +83,4 @@ import Testing
         }
     }
 
-    /// The listing queries walk the indexes in the API's order: no sort of all entries per request.
-    @Test func listingsUseTheOrderedIndexes() throws {
-        try withStore { store, _ in
-            let all = try store.queryPlan("\(SQLiteDiaryStore.entryColumns) \(SQLiteDiaryStore.newestFirst)", arguments: [20, 0])
-            #expect(all.contains { $0.contains("entries_newest_first") }, "\(all)")
-            #expect(!all.contains { $0.contains("TEMP B-TREE") }, "\(all)")
-
-            let one = try store.queryPlan("\(SQLiteDiaryStore.entryColumns) WHERE e.diary_id = ? \(SQLiteDiaryStore.newestFirst)", arguments: [1, 20, 0])
-            #expect(one.contains { $0.contains("entries_by_diary_newest_first") }, "\(one)")
-            #expect(!one.contains { $0.contains("TEMP B-TREE") }, "\(one)")
-        }
-    }
 }

@@ -1,5 +1,6 @@
 import DiaryAPI
 import DiaryStore
+import StoreTestSupport
 @testable import DiarySQLiteStore
 import Foundation
 import GRDB

@@ -1,6 +1,7 @@
 import DiaryAPI
 import DiarySQLiteStore
 import DiaryStore
+import StoreTestSupport
 import Foundation
 import Synchronization
 import Testing

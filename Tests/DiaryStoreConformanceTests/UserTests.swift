@@ -1,13 +1,13 @@
 import DiaryAPI
 import APITokens
 import DiaryStore
-@testable import DiarySQLiteStore
+import StoreTestSupport
 import Foundation
 import Testing
 
 @Suite struct UserTests {
-    @Test func createUserMakesTheFirstDiary() throws {
-        try withStore { store, clock in
+    @Test(arguments: StoreFactory.all) func createUserMakesTheFirstDiary(_ factory: StoreFactory) throws {
+        try withStore(factory) { store, clock in
             let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
             #expect(alice.name == "alice")
             #expect(alice.id > 0)
@@ -24,8 +24,8 @@ import Testing
         }
     }
 
-    @Test func aTakenNameIsAConflictAndChangesNothing() throws {
-        try withStore { store, _ in
+    @Test(arguments: StoreFactory.all) func aTakenNameIsAConflictAndChangesNothing(_ factory: StoreFactory) throws {
+        try withStore(factory) { store, _ in
             let first = try store.createUser(name: "alice", tokenHash: newTokenHash())
             let secondHash = newTokenHash()
             expectStoreError(.conflict, .userName("alice")) {
@@ -39,8 +39,8 @@ import Testing
         }
     }
 
-    @Test func tokenLookupAndReplacement() throws {
-        try withStore { store, _ in
+    @Test(arguments: StoreFactory.all) func tokenLookupAndReplacement(_ factory: StoreFactory) throws {
+        try withStore(factory) { store, _ in
             let oldToken = APIToken.generate(), newToken = APIToken.generate()
             let alice = try store.createUser(name: "alice", tokenHash: TokenHash(token: oldToken))
             _ = try store.createUser(name: "bob", tokenHash: newTokenHash())
@@ -59,8 +59,8 @@ import Testing
         }
     }
 
-    @Test func aTokenCannotBeSharedAndErrorsNeverShowIt() throws {
-        try withStore { store, _ in
+    @Test(arguments: StoreFactory.all) func aTokenCannotBeSharedAndErrorsNeverShowIt(_ factory: StoreFactory) throws {
+        try withStore(factory) { store, _ in
             let token = APIToken.generate(), hash = TokenHash(token: token)
             _ = try store.createUser(name: "alice", tokenHash: hash)
             let bob = try store.createUser(name: "bob", tokenHash: newTokenHash())
@@ -81,8 +81,8 @@ import Testing
         }
     }
 
-    @Test func createDiaryForAnUnknownUserIsNotFound() throws {
-        try withStore { store, clock in
+    @Test(arguments: StoreFactory.all) func createDiaryForAnUnknownUserIsNotFound(_ factory: StoreFactory) throws {
+        try withStore(factory) { store, clock in
             let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
             clock.advance(seconds: 60)
             let travel = try store.createDiary(ownerID: alice.id, title: "Travel")

@@ -1,59 +1,54 @@
-import DiaryAPI
 import APITokens
+import DiaryAPI
 import DiaryStore
-@testable import DiarySQLiteStore
 import Foundation
 import Testing
 
+// What the store suites share: the conformance suite, run on every store, and each engine's own.
+
 /// A clock the test moves by hand. Several entries written without moving it share a timestamp.
-final class TestClock: @unchecked Sendable {
+public final class TestClock: @unchecked Sendable {
     private let lock = NSLock()
     private var current: Date
 
-    init(_ text: String = "2026-11-22T04:30:00Z") {
+    public init(_ text: String = "2026-11-22T04:30:00Z") {
         current = RFC3339.date(from: text)!
     }
 
-    var now: Date { lock.withLock { current } }
+    public var now: Date { lock.withLock { current } }
 
-    func advance(seconds: TimeInterval) {
+    public func advance(seconds: TimeInterval) {
         lock.withLock { current += seconds }
     }
 }
 
 /// A directory of its own under the system's temporary directory, removed when the test ends.
-struct TemporaryDirectory: ~Copyable {
-    let url: URL
+public struct TemporaryDirectory: ~Copyable {
+    public let url: URL
 
-    init() throws {
+    public init() throws {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("DiaryStoreTests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 
     /// The database path inside, in a subdirectory the store has to create.
-    var databasePath: String { url.appendingPathComponent("db/diary.sqlite3").path }
+    public var databasePath: String { url.appendingPathComponent("db/diary.sqlite3").path }
 
     deinit {
         try? FileManager.default.removeItem(at: url)
     }
 }
 
-/// Runs `body` with a store on a new database file that is deleted afterwards.
-func withStore(clock: TestClock = TestClock(), _ body: (SQLiteDiaryStore, TestClock) throws -> Void) throws {
-    let directory = try TemporaryDirectory()
-    let store = try SQLiteDiaryStore(path: directory.databasePath, clock: { clock.now })
-    try body(store, clock)
-    #expect(try store.integrityCheck() == "ok")
-    try store.close()
-}
-
-func newTokenHash() -> TokenHash {
+public func newTokenHash() -> TokenHash {
     TokenHash(token: APIToken.generate())
 }
 
+/// Every entry of a small test in one page.
+public let newestFirstPage = PageRequest(page: 1, perPage: PageRequest.maxPerPage)
+
 /// Expects `body` to throw a `StoreError` of `kind` (about `subject` when given), and returns it.
 @discardableResult
-func expectStoreError<T>(
+public func expectStoreError<T>(
     _ kind: StoreError.Kind,
     _ subject: StoreError.Subject? = nil,
     sourceLocation: SourceLocation = #_sourceLocation,
@@ -73,5 +68,3 @@ func expectStoreError<T>(
     }
     return nil
 }
-
-let newestFirstPage = PageRequest(page: 1, perPage: PageRequest.maxPerPage)

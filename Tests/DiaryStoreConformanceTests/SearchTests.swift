@@ -1,13 +1,13 @@
 import DiaryAPI
 import DiaryStore
-@testable import DiarySQLiteStore
+import StoreTestSupport
 import Foundation
 import Testing
 
 /// Search, date and tag filters, keyset cursors, tags, export and import on a real SQLite file.
 @Suite struct SearchTests {
     /// A user with entries written one minute apart, in the order given.
-    private func seed(_ store: SQLiteDiaryStore, _ clock: TestClock, _ entries: [(String, String, [String])]) throws -> User {
+    private func seed(_ store: any DiaryStore, _ clock: TestClock, _ entries: [(String, String, [String])]) throws -> User {
         let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
         for (title, body, tags) in entries {
             _ = try store.createEntry(userID: alice.id, diaryID: nil, title: title, body: body, tags: tags)
@@ -16,7 +16,7 @@ import Testing
         return alice
     }
 
-    private func titles(_ store: SQLiteDiaryStore, _ filter: EntryFilter, diaryID: Int64? = nil) throws -> [String] {
+    private func titles(_ store: any DiaryStore, _ filter: EntryFilter, diaryID: Int64? = nil) throws -> [String] {
         try store.entries(EntryQuery(diaryID: diaryID, page: newestFirstPage, filter: filter)).page.entries.map(\.title)
     }
 
@@ -27,8 +27,8 @@ import Testing
         ("Garden", "A rainy afternoon; the day was long.", []),
     ]
 
-    @Test func findsEnglishAndJapaneseSubstrings() throws {
-        try withStore { store, clock in
+    @Test(arguments: StoreFactory.all) func findsEnglishAndJapaneseSubstrings(_ factory: StoreFactory) throws {
+        try withStore(factory) { store, clock in
             _ = try seed(store, clock, corpus)
             #expect(try titles(store, EntryFilter(query: "京都")) == ["Kyoto"])          // 2 characters: the scan
             #expect(try titles(store, EntryFilter(query: "紅葉を")) == ["Kyoto"])        // 3: the trigram index
@@ -43,8 +43,8 @@ import Testing
         }
     }
 
-    @Test func marksTheMatchInASnippet() throws {
-        try withStore { store, clock in
+    @Test(arguments: StoreFactory.all) func marksTheMatchInASnippet(_ factory: StoreFactory) throws {
+        try withStore(factory) { store, clock in
             _ = try seed(store, clock, corpus + [("Long", String(repeating: "x", count: 100) + " the needle " + String(repeating: "y", count: 100), [])])
             let kyoto = try store.entries(EntryQuery(filter: EntryFilter(query: "紅葉"))).page.entries
             #expect(kyoto.map(\.snippet) == ["京都で<mark>紅葉</mark>を見た"])
@@ -56,8 +56,8 @@ import Testing
         }
     }
 
-    @Test func filtersByDateTagAndTheirCombination() throws {
-        try withStore { store, clock in
+    @Test(arguments: StoreFactory.all) func filtersByDateTagAndTheirCombination(_ factory: StoreFactory) throws {
+        try withStore(factory) { store, clock in
             let alice = try seed(store, clock, corpus)
             let old = try store.createEntry(
                 userID: alice.id, diaryID: nil, title: "Back then", body: "rainy", tags: ["travel"], created: RFC3339.date(from: "2026-11-01T12:00:00Z")
@@ -78,8 +78,8 @@ import Testing
         }
     }
 
-    @Test func keepsTagsNormalisedAndCounted() throws {
-        try withStore { store, clock in
+    @Test(arguments: StoreFactory.all) func keepsTagsNormalisedAndCounted(_ factory: StoreFactory) throws {
+        try withStore(factory) { store, clock in
             let alice = try seed(store, clock, corpus)
             #expect(try store.tags() == [TagCount(name: "home", count: 1), TagCount(name: "japan", count: 2), TagCount(name: "travel", count: 2)])
             let kyoto = try store.entries(EntryQuery(filter: EntryFilter(query: "Kyoto"))).page.entries[0]
@@ -94,8 +94,8 @@ import Testing
         }
     }
 
-    @Test func cursorsSeekWithoutShiftingWhenEntriesArrive() throws {
-        try withStore { store, clock in
+    @Test(arguments: StoreFactory.all) func cursorsSeekWithoutShiftingWhenEntriesArrive(_ factory: StoreFactory) throws {
+        try withStore(factory) { store, clock in
             let alice = try seed(store, clock, (1...7).map { ("entry \($0)", "", []) })
             var query = EntryQuery(page: PageRequest(page: 1, perPage: 3))
             let first = try store.entries(query)
@@ -113,8 +113,8 @@ import Testing
         }
     }
 
-    @Test func relevanceCursorsCarryAnOffset() throws {
-        try withStore { store, clock in
+    @Test(arguments: StoreFactory.all) func relevanceCursorsCarryAnOffset(_ factory: StoreFactory) throws {
+        try withStore(factory) { store, clock in
             _ = try seed(store, clock, (1...5).map { ("walk \($0)", "a walk in the park", []) })
             var query = EntryQuery(page: PageRequest(page: 1, perPage: 2), filter: EntryFilter(query: "walk"))
             var seen: [String] = []
@@ -129,22 +129,9 @@ import Testing
     }
 
     /// The cursor query seeks on the index: no sort, no scan, whatever the depth.
-    @Test func cursorPagesSeekOnTheIndex() throws {
-        try withStore { store, _ in
-            for diaryID: Int64? in [nil, 1] {
-                let plan = try store.queryPlan(for: EntryQuery(
-                    diaryID: diaryID, position: .after(created: Date(timeIntervalSince1970: 1_800_000_000), id: 5_000)
-                ))
-                #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
-                #expect(!plan.contains { $0.hasPrefix("SCAN") }, "\(plan)")
-                #expect(plan.contains { $0.contains("SEARCH e USING") && $0.contains("newest_first") }, "\(plan)")
-            }
-        }
-    }
-
-    @Test func exportThenImportIntoAFreshDatabaseReproducesEveryEntry() throws {
+    @Test(arguments: StoreFactory.all) func exportThenImportIntoAFreshDatabaseReproducesEveryEntry(_ factory: StoreFactory) throws {
         var exported: [Entry] = []
-        try withStore { store, clock in
+        try withStore(factory) { store, clock in
             let alice = try seed(store, clock, corpus)
             let travel = try store.createDiary(ownerID: alice.id, title: "Travel")
             _ = try store.createEntry(userID: alice.id, diaryID: travel.id, title: "Osaka", body: "たこ焼き", tags: ["food"], created: Date(timeIntervalSince1970: 1_700_000_000))
@@ -152,7 +139,7 @@ import Testing
             while let batch = try batches.next() { exported += batch }
             #expect(exported.map(\.id) == [1, 2, 3, 4, 5])
         }
-        try withStore { store, _ in
+        try withStore(factory) { store, _ in
             let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
             let result = try store.importEntries(userID: alice.id, entries: exported.map { ImportedEntry($0, visibility: $0.visibility) })
             #expect(result == ImportResult(created: 5, skipped: 0))

@@ -1,0 +1,35 @@
+import DiaryAPI
+import DiaryStore
+@testable import DiarySQLiteStore
+import Foundation
+import StoreTestSupport
+import Testing
+
+/// The list queries walk SQLite's indexes in the API's order: no sort of all entries per request.
+@Suite struct QueryPlanTests {
+    /// The listing queries walk the indexes in the API's order: no sort of all entries per request.
+    @Test func listingsUseTheOrderedIndexes() throws {
+        try withStore { store, _ in
+            let all = try store.queryPlan("\(SQLiteDiaryStore.entryColumns) \(SQLiteDiaryStore.newestFirst)", arguments: [20, 0])
+            #expect(all.contains { $0.contains("entries_newest_first") }, "\(all)")
+            #expect(!all.contains { $0.contains("TEMP B-TREE") }, "\(all)")
+
+            let one = try store.queryPlan("\(SQLiteDiaryStore.entryColumns) WHERE e.diary_id = ? \(SQLiteDiaryStore.newestFirst)", arguments: [1, 20, 0])
+            #expect(one.contains { $0.contains("entries_by_diary_newest_first") }, "\(one)")
+            #expect(!one.contains { $0.contains("TEMP B-TREE") }, "\(one)")
+        }
+    }
+
+    @Test func cursorPagesSeekOnTheIndex() throws {
+        try withStore { store, _ in
+            for diaryID: Int64? in [nil, 1] {
+                let plan = try store.queryPlan(for: EntryQuery(
+                    diaryID: diaryID, position: .after(created: Date(timeIntervalSince1970: 1_800_000_000), id: 5_000)
+                ))
+                #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
+                #expect(!plan.contains { $0.hasPrefix("SCAN") }, "\(plan)")
+                #expect(plan.contains { $0.contains("SEARCH e USING") && $0.contains("newest_first") }, "\(plan)")
+            }
+        }
+    }
+}
