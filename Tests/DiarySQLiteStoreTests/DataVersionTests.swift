@@ -37,12 +37,14 @@ import Testing
             let before = try store.dataVersion()
             DispatchQueue.concurrentPerform(iterations: 8) { _ in _ = try? store.dataVersion() }
             _ = try store.createEntry(userID: user.id, diaryID: nil, title: "a", body: "", tags: [], created: nil, visibility: nil, idempotency: nil)
-            let seen = Mutex<[Int64]>([])
+            let seen = Mutex<[Result<Int64, StoreError>]>([])
             DispatchQueue.concurrentPerform(iterations: 8) { _ in
-                if let version = try? store.dataVersion() { seen.withLock { $0.append(version) } }
+                let version = Result { () throws(StoreError) in try store.dataVersion() }
+                seen.withLock { $0.append(version) }
             }
-            #expect(seen.withLock { $0.count } == 8)
-            #expect(seen.withLock { $0.allSatisfy { $0 > before } })
+            let versions = try seen.withLock { try $0.map { try $0.get() } }
+            #expect(versions.count == 8)
+            #expect(versions.allSatisfy { $0 > before })
         }
     }
 }

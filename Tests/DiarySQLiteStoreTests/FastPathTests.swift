@@ -85,7 +85,10 @@ import Testing
                     }
                 }
             }
-            while store.groupCommit.queuedCount < 5 { usleep(1_000) }
+            // The five writers queue behind the leader: a poll, with a deadline that fails the test.
+            let deadline = Date() + 30
+            while store.groupCommit.queuedCount < 5 && Date() < deadline { usleep(1_000) }
+            #expect(store.groupCommit.queuedCount == 5, "the writers did not queue within 30 s")
             release.signal()
             #expect(done.wait(timeout: .now() + 30) == .success)
 
