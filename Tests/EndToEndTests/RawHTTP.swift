@@ -84,11 +84,6 @@ final class RawConnection {
         return response
     }
 
-    /// Whether the peer has closed: true once a read returns 0 (or the connection was reset).
-    func isClosedByPeer() -> Bool {
-        (try? fill()) == false ? true : eof
-    }
-
     private func readUntil(_ marker: [UInt8]) throws -> Int {
         while true {
             if buffer.count >= marker.count {
