@@ -210,19 +210,27 @@ extension SQLiteDiaryStore {
             var result = ImportResult()
             /// The diaries written to, and whether a public entry was among what they got.
             var touched: [Int64: Bool] = [:]
-            let exists = try db.cachedStatement(sql: "SELECT 1 FROM entries WHERE entry_id = ?")
+            let owner = try db.cachedStatement(sql: """
+                SELECT d.user_id FROM entries e JOIN diaries d ON d.diary_id = e.diary_id WHERE e.entry_id = ?
+                """)
             let insert = try db.cachedStatement(sql: """
                 INSERT INTO entries (entry_id, diary_id, title, body, created, updated, visibility) VALUES (?, ?, ?, ?, ?, ?, ?)
                 """)
-            for imported in entries {
-                let entry = imported.entry
+            // The largest id ever given out (AUTOINCREMENT's counter): an id above it is kept, so
+            // an export read into a new database keeps every id; one at or below it gets a new id,
+            // so an id is never given out twice, and another user's entry, private or not, shows
+            // nothing of itself: its id is treated as one deleted long ago.
+            var largestID = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'entries'") ?? 0
+            for imported in entries.sorted(by: { $0.entry.id < $1.entry.id }) {
+                var entry = imported.entry
                 guard entry.author == name else {
                     throw StoreError(.forbidden, .entryByAuthor(entry.id, author: entry.author))
                 }
-                if try Bool.fetchOne(exists, arguments: [entry.id]) == true {
-                    result.skipped += 1
+                if try Int64.fetchOne(owner, arguments: [entry.id]) == userID {
+                    result.skipped += 1  // Already one of the caller's: read in before.
                     continue
                 }
+                let keepsID = entry.id > largestID
                 let created = RFC3339.string(from: entry.created)
                 let defaultVisibility: Visibility
                 if let owner = try Self.diaryOwner(db, diaryID: entry.diaryID) {
@@ -238,8 +246,11 @@ extension SQLiteDiaryStore {
                 }
                 let visibility = imported.visibility?.value ?? defaultVisibility
                 try insert.execute(arguments: [
-                    entry.id, entry.diaryID, entry.title, entry.body, created, RFC3339.string(from: entry.updated), visibility.rawValue,
+                    keepsID ? entry.id : nil, entry.diaryID, entry.title, entry.body, created, RFC3339.string(from: entry.updated),
+                    visibility.rawValue,
                 ])
+                entry.id = db.lastInsertedRowID
+                largestID = max(largestID, entry.id)
                 try Self.setTags(db, entryID: entry.id, tags: entry.tags, replacing: false)
                 touched[entry.diaryID, default: false] = touched[entry.diaryID, default: false] || visibility == .public
                 result.created += 1

@@ -83,10 +83,12 @@ public protocol DiaryStore: Sendable {
     /// entries, all of them, or every public entry when nil. Export reads the store in such
     /// batches (see `exportBatches`), so that memory stays flat.
     func entries(afterID: Int64?, limit: Int, ownerID: Int64?) throws(StoreError) -> [Entry]
-    /// Writes exported entries for `userID` in one transaction, keeping their ids, dates, tags and
-    /// visibility (absent: the diary's default). An entry whose id exists is skipped; a missing
-    /// diary is created for the user with that id. Throws `.forbidden` for another user's diary,
-    /// or an entry of another author.
+    /// Writes exported entries for `userID` in one transaction, keeping their dates, tags and
+    /// visibility (absent: the diary's default). An entry whose id is one of the user's entries is
+    /// skipped; any other keeps its id when the id is above every id given out so far, and gets a
+    /// new one otherwise, so that ids are never given out twice and another user's entries, even
+    /// private ones, show nothing of themselves. A missing diary is created for the user with that
+    /// id. Throws `.forbidden` for another user's diary, or an entry of another author.
     func importEntries(userID: Int64, entries: [ImportedEntry]) throws(StoreError) -> ImportResult
     /// The random secret made with the database that signs paging cursors.
     func cursorSecret() throws(StoreError) -> [UInt8]

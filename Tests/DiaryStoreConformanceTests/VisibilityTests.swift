@@ -131,3 +131,38 @@ import Testing
         }
     }
 }
+
+/// Import keeps ids where that gives nothing away, and never gives an id out twice.
+@Suite struct ImportIDTests {
+    @Test(arguments: StoreFactory.all) func idsAreKeptAboveEveryIDGivenOutAndNewBelow(_ factory: StoreFactory) throws {
+        try withStore(factory) { store, _ in
+            let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
+            let bob = try store.createUser(name: "bob", tokenHash: newTokenHash())
+            let date = Date(timeIntervalSince1970: 1_790_000_000)
+            func line(_ id: Int64, _ author: String, diary: Int64) -> ImportedEntry {
+                ImportedEntry(Entry(id: id, diaryID: diary, author: author, title: "t\(id)", body: "", created: date, updated: date), visibility: nil)
+            }
+            // Into an empty store, in any order: every id kept.
+            #expect(try store.importEntries(userID: alice.id, entries: [line(5, "alice", diary: 1), line(3, "alice", diary: 1)]) == ImportResult(created: 2))
+            #expect(try store.entry(id: 3)?.title == "t3" && store.entry(id: 5)?.title == "t5")
+            // Again: the caller's own are skipped.
+            #expect(try store.importEntries(userID: alice.id, entries: [line(5, "alice", diary: 1)]) == ImportResult(created: 0, skipped: 1))
+
+            let secret = try store.createEntry(userID: alice.id, diaryID: nil, title: "secret", body: "", visibility: .private)
+            try store.deleteEntry(id: 3, userID: alice.id)
+            // Bob's entries with alice's private id, a deleted id and a never-used low id: each is
+            // created under a new id, the same answer whatever those ids hold.
+            let result = try store.importEntries(userID: bob.id, entries: [
+                line(secret.id, "bob", diary: 2), line(3, "bob", diary: 2), line(1, "bob", diary: 2),
+            ])
+            #expect(result == ImportResult(created: 3, skipped: 0))
+            #expect(try store.entry(id: secret.id, viewerID: alice.id)?.title == "secret")
+            #expect(try store.entry(id: 3) == nil)
+            let bobs = try store.entries(diaryID: 2, page: newestFirstPage).entries
+            #expect(bobs.count == 3 && bobs.allSatisfy { $0.id > secret.id && $0.author == "bob" })
+            // Above every id given out: kept.
+            #expect(try store.importEntries(userID: bob.id, entries: [line(1_000, "bob", diary: 2)]) == ImportResult(created: 1))
+            #expect(try store.entry(id: 1_000)?.author == "bob")
+        }
+    }
+}
