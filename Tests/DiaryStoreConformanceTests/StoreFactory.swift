@@ -1,6 +1,7 @@
 import DiarySQLiteStore
 import DiaryStore
 import Foundation
+import Synchronization
 import StoreTestSupport
 import Testing
 
@@ -20,26 +21,46 @@ struct StoreFactory: Sendable, CustomTestStringConvertible {
     /// A real SQLite file in a temporary folder.
     static let sqlite = StoreFactory(name: "SQLite") { clock in
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("DiaryStoreConformance-\(UUID().uuidString)")
-        let store = try SQLiteDiaryStore(path: url.appendingPathComponent("diary.sqlite3").path, clock: { clock.now })
-        return StoreUnderTest(store: store) {
-            #expect(try store.integrityCheck() == "ok")
-            try store.close()
-            try? FileManager.default.removeItem(at: url)
-        }
+        let path = url.appendingPathComponent("diary.sqlite3").path
+        let store = try SQLiteDiaryStore(path: path, clock: { clock.now })
+        let others = Mutex<[SQLiteDiaryStore]>([])
+        return StoreUnderTest(
+            store: store,
+            openAnother: {
+                let other = try SQLiteDiaryStore(path: path, clock: { clock.now })
+                others.withLock { $0.append(other) }
+                return other
+            },
+            finish: {
+                defer { try? FileManager.default.removeItem(at: url) }
+                for other in others.withLock({ $0 }) { try other.close() }
+                #expect(try store.integrityCheck() == "ok")
+                try store.close()
+            }
+        )
     }
 }
 
-/// A store made for one test, and what ends it.
+/// A store made for one test, and what only its engine knows how to do.
 struct StoreUnderTest {
     let store: any DiaryStore
+    /// A second store on the same data with connections of its own, on the same clock, as a
+    /// second server process would open it: its writes must show in `store.dataVersion()`.
+    let openAnother: () throws -> any DiaryStore
+    /// The engine's own checks after a test body that returned, then closing every store opened.
     let finish: () throws -> Void
 }
 
 /// Runs `body` with a fresh store of `factory`'s engine, then checks and removes it.
 func withStore(_ factory: StoreFactory, clock: TestClock = TestClock(), _ body: (any DiaryStore, TestClock) throws -> Void) throws {
+    try withStoreUnderTest(factory, clock: clock) { subject in try body(subject.store, clock) }
+}
+
+/// `withStore` for a test that needs more than the store: a second one on the same data.
+func withStoreUnderTest(_ factory: StoreFactory, clock: TestClock = TestClock(), _ body: (StoreUnderTest) throws -> Void) throws {
     let made = try factory.make(clock)
     do {
-        try body(made.store, clock)
+        try body(made)
     } catch {
         try? made.finish()
         throw error
