@@ -10,8 +10,8 @@ extension DisplayFormat {
     }
 
     /// One row per result (id, date, title) followed by its snippet, indented.
-    public static func searchRows(_ entries: [Entry], highlight: Highlight) -> [String] {
-        zip(entryRows(entries), entries).flatMap { row, entry in
+    public static func searchRows(_ entries: [Entry], highlight: Highlight, style: DisplayStyle = .plain) -> [String] {
+        zip(entryRows(entries, style: style), entries).flatMap { row, entry in
             [row] + (entry.snippet.map { ["    " + snippet($0, highlight: highlight)] } ?? [])
         }
     }

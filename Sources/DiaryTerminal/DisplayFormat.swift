@@ -6,18 +6,17 @@ import Foundation
 /// The plain-text views of the `diary` command: no colours, no trailing spaces, one
 /// newline-terminated string per view so that output stays clean in pipes.
 public enum DisplayFormat {
-    /// "2026-11-22 04:30", in UTC.
-    public static func date(_ date: Date) -> String {
-        let text = RFC3339.string(from: date)   // 2026-11-22T04:30:00Z
-        return String(text.prefix(10)) + " " + String(text.dropFirst(11).prefix(5))
+    /// "2026-11-22 13:30", in the style's time zone (UTC by default).
+    public static func date(_ date: Date, style: DisplayStyle = .plain) -> String {
+        style.date(date)
     }
 
     // MARK: Entries
 
     /// One aligned row per entry: id (right-aligned), created date, title, and `[private]` or
     /// `[unlisted]` after the title of an entry that is not public, so that nobody shares one by mistake.
-    public static func entryRows(_ entries: [Entry]) -> [String] {
-        table(entries.map { [String($0.id), date($0.created), singleLine($0.title) + visibilityMarker($0.visibility)] }, rightAligned: [0])
+    public static func entryRows(_ entries: [Entry], style: DisplayStyle = .plain) -> [String] {
+        table(entries.map { [String($0.id), date($0.created, style: style), singleLine($0.title) + visibilityMarker($0.visibility)] }, rightAligned: [0])
     }
 
     /// "  [private]", "  [unlisted]", or nothing for a public entry.
@@ -27,11 +26,11 @@ public enum DisplayFormat {
 
     /// A page of entries with its footer, or "no entries yet".
     /// `perPage` and `diaryID` are the options the user gave, repeated in the suggested next command.
-    public static func entryListing(_ page: EntryPage, perPage: Int? = nil, diaryID: Int64? = nil) -> String {
+    public static func entryListing(_ page: EntryPage, perPage: Int? = nil, diaryID: Int64? = nil, style: DisplayStyle = .plain) -> String {
         if page.total == 0 && page.entries.isEmpty {
             return "no entries yet\n"
         }
-        var lines = entryRows(page.entries)
+        var lines = entryRows(page.entries, style: style)
         if page.entries.isEmpty {
             lines.append("no entries on page \(page.page)")
         }
@@ -63,10 +62,10 @@ public enum DisplayFormat {
     }
 
     /// Title; "author · created" (and "· edited updated" when it changed); a blank line; the body.
-    public static func entryDetail(_ entry: Entry) -> String {
-        var meta = "\(singleLine(entry.author)) · \(date(entry.created))"
+    public static func entryDetail(_ entry: Entry, style: DisplayStyle = .plain) -> String {
+        var meta = "\(singleLine(entry.author)) · \(date(entry.created, style: style))"
         if entry.updated != entry.created {
-            meta += " · edited \(date(entry.updated))"
+            meta += " · edited \(date(entry.updated, style: style))"
         }
         if entry.visibility != .public {
             meta += " · \(entry.visibility.rawValue)"

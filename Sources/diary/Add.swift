@@ -47,7 +47,7 @@ extension DiaryCommand {
             }
             if let diary { try validateID(diary, "--diary") }
             _ = try normalisedTags(tag)
-            _ = try parseDate(date, "--date", endOfDay: false)
+            _ = try parseDate(date, "--date", endOfDay: false, style: globals.style)
         }
 
         func run() async throws {
@@ -55,7 +55,7 @@ extension DiaryCommand {
             let parts = try entryParts()
             let post = CreateEntry(NewEntry(
                 title: parts.title, body: parts.body, diaryID: diary,
-                tags: tag.isEmpty ? nil : try normalisedTags(tag), created: try parseDate(date, "--date", endOfDay: false),
+                tags: tag.isEmpty ? nil : try normalisedTags(tag), created: try parseDate(date, "--date", endOfDay: false, style: globals.style),
                 visibility: isPrivate ? .private : visibility
             ))
             // One key for the post and its retry: if the first answer was lost on the way back,

@@ -35,13 +35,13 @@ extension DiaryCommand {
 
         func validate() throws {
             try validateID(entryID, "entry-id")
-            _ = try parseDate(date, "--date", endOfDay: false)
+            _ = try parseDate(date, "--date", endOfDay: false, style: globals.style)
         }
 
         func run() async throws {
             let client = try globals.makeClient(requiringToken: true)
             if title != nil || body != nil || visibility != nil || date != nil {
-                let created = try parseDate(date, "--date", endOfDay: false)
+                let created = try parseDate(date, "--date", endOfDay: false, style: globals.style)
                 let patch = EntryPatch(title: title, body: body, visibility: visibility, created: created)
                 let entry = try await client.send(UpdateEntry(entryID: entryID, patch))
                 Output.write("updated entry \(entry.id)" + DisplayFormat.visibilityMarker(entry.visibility))

@@ -20,10 +20,10 @@ extension DiaryCommand {
         @Option(help: ArgumentHelp("Only the entries of this diary.", valueName: "diary-id"))
         var diary: Int64?
 
-        @Option(help: ArgumentHelp("Only entries created on or after this time or date (2026-11-01).", valueName: "date"))
+        @Option(help: ArgumentHelp("Only entries created on or after this time or local date (2026-11-01).", valueName: "date"))
         var since: String?
 
-        @Option(help: ArgumentHelp("Only entries created on or before this time or date (a date includes its whole day).", valueName: "date"))
+        @Option(help: ArgumentHelp("Only entries created on or before this time or local date (a date includes its whole day).", valueName: "date"))
         var until: String?
 
         @Option(help: ArgumentHelp("Only entries with this tag (repeatable: all must match).", valueName: "tag"))
@@ -46,7 +46,7 @@ extension DiaryCommand {
 
         private func filter() throws -> EntryFilter {
             EntryFilter(
-                since: try parseDate(since, "--since", endOfDay: false), until: try parseDate(until, "--until", endOfDay: true),
+                since: try parseDate(since, "--since", endOfDay: false, style: globals.style), until: try parseDate(until, "--until", endOfDay: true, style: globals.style),
                 tags: try normalisedTags(tag)
             )
         }
@@ -69,7 +69,7 @@ extension DiaryCommand {
                 Output.write(raw: try await client.sendRaw(endpoint).body)
             } else {
                 let entries = try await client.send(endpoint)
-                Output.write(DisplayFormat.entryListing(entries, perPage: perPage, diaryID: diary))
+                Output.write(DisplayFormat.entryListing(entries, perPage: perPage, diaryID: diary, style: globals.style))
             }
         }
 
@@ -83,7 +83,7 @@ extension DiaryCommand {
                 if json {
                     Output.write(raw: raw.body)
                 } else if !page.entries.isEmpty {
-                    Output.write(DisplayFormat.entryRows(page.entries).joined(separator: "\n"))
+                    Output.write(DisplayFormat.entryRows(page.entries, style: globals.style).joined(separator: "\n"))
                 }
                 shown += page.entries.count
                 guard let cursor = page.nextCursor, !page.entries.isEmpty else { break }

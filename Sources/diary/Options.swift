@@ -1,7 +1,9 @@
 import ArgumentParser
 import DiaryAPI
 import DiaryClient
+import DiaryTerminal
 import Foundation
+import Terminal
 
 // MARK: - Global options
 
@@ -16,6 +18,17 @@ struct GlobalOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp("The API token (default: $DIARY_TOKEN).", valueName: "token"))
     var token: String?
+
+    @Flag(help: "Show dates in UTC instead of the local time zone ($TZ).")
+    var utc = false
+
+    @Flag(help: "No bold or colour (also when $NO_COLOR is set).")
+    var noColor = false
+
+    /// How this run shows dates and emphasis.
+    var style: DisplayStyle {
+        DisplayStyle.resolve(utc: utc, noColor: noColor, outputIsTerminal: Terminal.isTerminal(.output), environment: ProcessInfo.processInfo.environment)
+    }
 
     func validate() throws {
         _ = try serverURL()

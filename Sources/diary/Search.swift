@@ -56,8 +56,8 @@ extension DiaryCommand {
                 Output.write("nothing found")
                 return
             }
-            let highlight: DisplayFormat.Highlight = Terminal.isTerminal(.output) ? .bold : .brackets
-            var lines = DisplayFormat.searchRows(page.entries, highlight: highlight)
+            let style = globals.style
+            var lines = DisplayFormat.searchRows(page.entries, highlight: style.color ? .bold : .brackets, style: style)
             lines.append(DisplayFormat.count(page.total, "result", "results"))
             Output.write(lines.joined(separator: "\n"))
         }
@@ -83,9 +83,11 @@ extension DiaryCommand {
     }
 }
 
-/// A `--since`/`--until`/`--date` value: RFC 3339 or a plain date.
-func parseDate(_ text: String?, _ option: String, endOfDay: Bool) throws -> Date? {
+/// A `--since`/`--until`/`--date` value: RFC 3339, or a plain date meaning that day in the
+/// style's time zone (its first second, or its last with `endOfDay`).
+func parseDate(_ text: String?, _ option: String, endOfDay: Bool, style: DisplayStyle) throws -> Date? {
     guard let text else { return nil }
+    if let day = style.day(text) { return endOfDay ? day.end : day.start }
     guard let date = EntryFilter.date(text, endOfDay: endOfDay) else {
         throw ValidationError("\(option) must be an RFC 3339 time (2026-11-01T09:00:00Z) or a date (2026-11-01), not '\(text)'")
     }

@@ -27,7 +27,7 @@ extension DiaryCommand {
             if json {
                 Output.write(raw: try await client.sendRaw(endpoint).body)
             } else {
-                Output.write(DisplayFormat.entryDetail(try await client.send(endpoint)))
+                Output.write(DisplayFormat.entryDetail(try await client.send(endpoint), style: globals.style))
             }
         }
     }
