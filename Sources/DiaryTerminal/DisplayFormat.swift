@@ -107,16 +107,17 @@ public enum DisplayFormat {
         "\(n) \(n == 1 ? singular : plural)"
     }
 
-    /// Columns separated by two spaces, padded to the widest cell; the last column is not padded.
+    /// Columns separated by two spaces, padded to the widest cell as a terminal measures it (CJK
+    /// characters take two columns); the last column is not padded.
     public static func table(_ rows: [[String]], rightAligned: Set<Int> = []) -> [String] {
         let columns = rows.map(\.count).max() ?? 0
         var widths = [Int](repeating: 0, count: columns)
         for row in rows {
-            for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) }
+            for (i, cell) in row.enumerated() { widths[i] = max(widths[i], DisplayWidth.of(cell)) }
         }
         return rows.map { row in
             row.enumerated().map { i, cell in
-                let pad = String(repeating: " ", count: widths[i] - cell.count)
+                let pad = String(repeating: " ", count: widths[i] - DisplayWidth.of(cell))
                 if rightAligned.contains(i) { return pad + cell }
                 return i == row.count - 1 ? cell : cell + pad
             }.joined(separator: "  ")
