@@ -18,4 +18,11 @@ public enum Terminal {
     public static func isTerminal(_ stream: Stream) -> Bool {
         isatty(stream.descriptor) != 0
     }
+
+    /// The window's size in columns and rows (`TIOCGWINSZ`), or nil when `stream` is no terminal.
+    public static func size(of stream: Stream = .output) -> (columns: Int, rows: Int)? {
+        var size = winsize()
+        guard ioctl(stream.descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0, size.ws_row > 0 else { return nil }
+        return (Int(size.ws_col), Int(size.ws_row))
+    }
 }

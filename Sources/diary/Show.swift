@@ -2,12 +2,16 @@ import ArgumentParser
 import DiaryAPI
 import DiaryClient
 import DiaryTerminal
+import Terminal
 
 // MARK: - diary show
 
 extension DiaryCommand {
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show one entry.")
+        static let configuration = CommandConfiguration(
+            abstract: "Show one entry.",
+            discussion: "On a terminal the body is rendered from Markdown and long entries go through $PAGER (default: less -R); in a pipe it is printed as written."
+        )
 
         @OptionGroup var globals: GlobalOptions
 
@@ -26,6 +30,10 @@ extension DiaryCommand {
             let endpoint = GetEntry(entryID: entryID)
             if json {
                 Output.write(raw: try await client.sendRaw(endpoint).body)
+            } else if let size = Terminal.size(of: .output) {
+                // A person at a terminal: Markdown rendered to the window's width, through the pager.
+                let lines = DisplayFormat.entryScreen(try await client.send(endpoint), style: globals.style, width: size.columns)
+                try Pager.show(lines.joined(separator: "\n") + "\n")
             } else {
                 Output.write(DisplayFormat.entryDetail(try await client.send(endpoint), style: globals.style))
             }
