@@ -43,6 +43,8 @@ public struct TerminalMarkdown: Sendable {
                 continue
             }
             if trimmed.isEmpty {
+                // A blank line ends a paragraph, a list or a quote: one empty line between blocks.
+                if paragraph.isEmpty, let last = out.last, !last.isEmpty { out.append("") }
                 flush()
                 continue
             }

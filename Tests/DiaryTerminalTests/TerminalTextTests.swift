@@ -72,6 +72,10 @@ import Testing
         ])
     }
 
+    @Test func aBlankLineSeparatesListsAndQuotesFromWhatFollows() {
+        #expect(plain.render("- coffee\n- bread\n\n> 鴨川の朝\n\nAfter.") == ["• coffee", "• bread", "", "│ 鴨川の朝", "", "After."])
+    }
+
     @Test func boldAndEmphasisAreEscapesOnlyWithColour() {
         #expect(color.render("a **b** *c* d") == ["a \u{1B}[1mb\u{1B}[22m \u{1B}[3mc\u{1B}[23m d"])
         #expect(color.render("## Title") == ["\u{1B}[1mTitle\u{1B}[0m", "─────"])
