@@ -5,7 +5,7 @@ import PackageDescription
 // terminal call glibc and libmicrohttpd directly, so there is no Apple platform to declare.
 //
 // Dependency arrows point one way (CONTRIBUTING.md draws them):
-//   executables → DiaryServer, DiaryClient, DiaryTerminal, MicroHTTPDServer, DiarySQLiteStore
+//   executables → DiaryServer, DiaryClient, DiaryBrowser → DiaryTerminal, MicroHTTPDServer, DiarySQLiteStore
 //   → DiaryAPI, DiaryStore, HTTPCore, APITokens, SearchSnippets
 //   → ByteEncodings and the modules that wrap C (MicroHTTPDServer, TCPSockets, ProcessControl, Terminal).
 let package = Package(
@@ -35,7 +35,7 @@ let package = Package(
         .systemLibrary(name: "CMalloc"),
         /// This process and others: termination signals, malloc arenas, running a program, private files.
         .target(name: "ProcessControl", dependencies: ["CMalloc"]),
-        /// The terminal the process runs in.
+        /// The terminal the process runs in: whether there is one, its size, raw mode, keys and signals.
         .target(name: "Terminal"),
 
         // MARK: Plain Swift building blocks
@@ -79,6 +79,9 @@ let package = Package(
         .target(name: "DiaryClient", dependencies: ["DiaryAPI", "ByteEncodings", "TCPSockets"]),
         /// How the `diary` command shows things on a terminal or in a pipe.
         .target(name: "DiaryTerminal", dependencies: ["DiaryAPI", "Terminal"]),
+        /// `diary browse`: the full-screen list of entries and the entry view, and the loop that
+        /// drives them from keys, window sizes and fetched pages.
+        .target(name: "DiaryBrowser", dependencies: ["DiaryAPI", "DiaryTerminal", "Terminal"]),
 
         // MARK: Executables
         .executableTarget(name: "diary-server", dependencies: [
@@ -88,7 +91,7 @@ let package = Package(
         .executableTarget(
             name: "diary",
             dependencies: [
-                "DiaryClient", "DiaryAPI", "DiaryTerminal", "ProcessControl", "Terminal",
+                "DiaryClient", "DiaryAPI", "DiaryTerminal", "DiaryBrowser", "ProcessControl", "Terminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
@@ -128,6 +131,8 @@ let package = Package(
         ]),
         .testTarget(name: "DiaryClientTests", dependencies: ["DiaryClient", "DiaryAPI"]),
         .testTarget(name: "DiaryTerminalTests", dependencies: ["DiaryTerminal", "DiaryAPI"]),
+        .testTarget(name: "TerminalTests", dependencies: ["Terminal"]),
+        .testTarget(name: "DiaryBrowserTests", dependencies: ["DiaryBrowser", "DiaryTerminal", "DiaryAPI", "Terminal"]),
         .testTarget(name: "EndToEndTests", dependencies: ["DiaryAPI"]),
     ]
 )

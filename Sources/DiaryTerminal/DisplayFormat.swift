@@ -125,7 +125,7 @@ public enum DisplayFormat {
     }
 
     /// Server text made safe for one row: line breaks and other control characters become spaces.
-    static func singleLine(_ text: String) -> String {
+    public static func singleLine(_ text: String) -> String {
         var out = ""
         out.unicodeScalars.append(contentsOf: text.unicodeScalars.map { scalar in
             scalar.properties.generalCategory == .control || scalar.properties.isWhitespace && scalar != " " ? " " : scalar

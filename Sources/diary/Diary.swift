@@ -19,7 +19,7 @@ struct DiaryCommand: AsyncParsableCommand {
             Exit status: 0 on success, 1 when a request or the command failed, 64 for a usage error.
             """,
         subcommands: [
-            List.self, Search.self, Show.self, Add.self, Edit.self, Delete.self, Diaries.self, Tags.self,
+            List.self, Browse.self, Search.self, Show.self, Add.self, Edit.self, Delete.self, Diaries.self, Tags.self,
             Export.self, Import.self, WhoAmI.self,
         ]
     )

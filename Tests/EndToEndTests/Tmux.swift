@@ -60,6 +60,11 @@ final class Tmux {
         _ = try control(["send-keys", "-t", "main"] + keys)
     }
 
+    /// Resizes the window; the program in it gets SIGWINCH.
+    func resize(columns: Int, rows: Int) throws {
+        _ = try control(["resize-window", "-t", "main", "-x", "\(columns)", "-y", "\(rows)"])
+    }
+
     static let tmux = URL(fileURLWithPath: "/usr/bin/tmux")
 
     static func quoted(_ text: String) -> String {

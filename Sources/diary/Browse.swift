@@ -1,0 +1,71 @@
+import ArgumentParser
+import DiaryAPI
+import DiaryBrowser
+import DiaryClient
+import Terminal
+
+// MARK: - diary browse
+
+extension DiaryCommand {
+    struct Browse: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Browse entries full-screen: a list that opens an entry when selected.",
+            discussion: """
+                Keys: j/k or arrows move, Space/PgDn and b/PgUp page, g/G first and last, Enter or → opens, \
+                q/Esc/← go back (q on the list quits), / searches (Esc clears it), r reloads, ? shows the keys. \
+                More entries load as the selection nears the end. Needs a terminal; `diary list` prints entries into a pipe.
+                """
+        )
+
+        @OptionGroup var globals: GlobalOptions
+
+        @Option(help: ArgumentHelp("Only the entries of this diary.", valueName: "diary-id"))
+        var diary: Int64?
+
+        @Option(help: ArgumentHelp("Only entries with this tag.", valueName: "tag"))
+        var tag: String?
+
+        @Option(help: ArgumentHelp("Start with this search.", valueName: "query"))
+        var search: String?
+
+        func validate() throws {
+            if let diary { try validateID(diary, "--diary") }
+            if let tag { _ = try normalisedTags([tag]) }
+            if let search {
+                do { _ = try SearchQuery.terms(of: search) } catch { throw ValidationError("--search \(error.message)") }
+            }
+        }
+
+        func run() throws {
+            guard Terminal.isTerminal(.input), Terminal.isTerminal(.output) else {
+                Output.error("diary browse needs a terminal; use diary list to print entries")
+                throw ExitCode.validationFailure
+            }
+            let client = try globals.makeClient()
+            let listing = Listing(diaryID: diary, tag: try tag.map { try normalisedTags([$0])[0] }, query: search)
+            let browser = Browser(source: ClientEntrySource(client: client), listing: listing, style: globals.style)
+            let status = try browser.run()
+            if status != 0 { throw ExitCode(status) }
+        }
+    }
+}
+
+/// The browser's pages from the diary server, newest first; failures in the CLI's own words.
+struct ClientEntrySource: EntrySource {
+    let client: DiaryClient
+
+    var name: String { client.serverURL.absoluteString }
+
+    func page(of listing: Listing, after cursor: String?, count: Int) async throws(EntrySourceError) -> EntryPage {
+        let filter = EntryFilter(query: listing.query, order: .newest, tags: listing.tag.map { [$0] } ?? [], cursor: cursor)
+        let page = PageRequest(perPage: count)
+        do {
+            if let diaryID = listing.diaryID {
+                return try await client.send(ListDiaryEntries(diaryID: diaryID, page: page, filter: filter))
+            }
+            return try await client.send(ListEntries(page: page, filter: filter))
+        } catch {
+            throw EntrySourceError(ErrorReport.message(for: error) ?? String(describing: error))
+        }
+    }
+}
