@@ -46,16 +46,20 @@ public final class TerminalEvents: @unchecked Sendable {
         }
     }
 
-    deinit { close() }
+    /// The pipe closes only here, when nothing can call `wake()` any more: a task still holding
+    /// this object must never write into a descriptor number that something else reopened.
+    deinit {
+        close()
+        Glibc.close(readEnd)
+        Glibc.close(writeEnd)
+    }
 
-    /// Puts the default signal handlers back and closes the pipe.
+    /// Puts the default signal handlers back.
     public func close() {
         guard !closed else { return }
         closed = true
         for signal in Self.handled { Glibc.signal(signal, SIG_DFL) }
         signalPipe = -1
-        Glibc.close(readEnd)
-        Glibc.close(writeEnd)
     }
 
     /// Makes a waiting `next()` return `.woken`; safe from any thread.
