@@ -131,7 +131,7 @@ let package = Package(
         ]),
         .testTarget(name: "SearchSnippetsTests", dependencies: ["SearchSnippets", "DiaryAPI"]),
         .testTarget(name: "DiaryServerTests", dependencies: [
-            "DiaryServer", "DiarySQLiteStore", "DiaryStore", "DiaryAPI", "HTTPCore", "APITokens", "ByteEncodings",
+            "DiaryServer", "DiaryPages", "DiarySQLiteStore", "DiaryStore", "DiaryAPI", "HTTPCore", "APITokens", "ByteEncodings",
             .product(name: "HTTPTypes", package: "swift-http-types"),
         ]),
         .testTarget(name: "DiaryPagesTests", dependencies: ["DiaryPages", "DiaryAPI", "SeededRandom"]),
