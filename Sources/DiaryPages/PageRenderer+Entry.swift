@@ -20,11 +20,6 @@ extension PageRenderer {
             HTMLEscaping.append(entry.author, to: &out)
             out += "</span> · "
             Self.time(entry.created, text: PageText.dayAndTime(entry.created), into: &out)
-            if entry.updated > entry.created.addingTimeInterval(60) {
-                out += " · <span class=\"entry-edited\">edited "
-                Self.time(entry.updated, text: PageText.day(entry.updated), into: &out)
-                out += "</span>"
-            }
             out += "</p>\n"
             if entry.visibility == .unlisted {
                 out += "<p class=\"notice\" id=\"unlisted-notice\">Unlisted: this entry is in no list or feed; anyone with its address can read it.</p>\n"
