@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/JohnSundell/Ink", from: "0.6.0"),
     ],
     targets: [
         // MARK: C libraries and the modules that wrap them
@@ -70,10 +71,17 @@ let package = Package(
         .target(
             name: "DiaryServer",
             dependencies: [
-                "DiaryAPI", "DiaryStore", "HTTPCore", "APITokens", "ByteEncodings",
+                "DiaryAPI", "DiaryStore", "DiaryPages", "HTTPCore", "APITokens", "ByteEncodings",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             resources: [.embedInCode("openapi.json")]
+        ),
+        /// The reading pages and Atom feeds as bytes: Markdown made safe, escaping, templates, the
+        /// stylesheet; transport-free, so that hostile entries are tested without a server.
+        .target(
+            name: "DiaryPages",
+            dependencies: ["DiaryAPI", "ByteEncodings", .product(name: "Ink", package: "Ink")],
+            resources: [.embedInCode("style.css")]
         ),
         /// Sends any `APIEndpoint` and decodes its response; no libmicrohttpd.
         .target(name: "DiaryClient", dependencies: ["DiaryAPI", "ByteEncodings", "TCPSockets"]),
@@ -126,9 +134,10 @@ let package = Package(
         ]),
         .testTarget(name: "SearchSnippetsTests", dependencies: ["SearchSnippets", "DiaryAPI"]),
         .testTarget(name: "DiaryServerTests", dependencies: [
-            "DiaryServer", "DiarySQLiteStore", "DiaryStore", "DiaryAPI", "HTTPCore", "APITokens", "ByteEncodings",
+            "DiaryServer", "DiaryPages", "DiarySQLiteStore", "DiaryStore", "DiaryAPI", "HTTPCore", "APITokens", "ByteEncodings",
             .product(name: "HTTPTypes", package: "swift-http-types"),
         ]),
+        .testTarget(name: "DiaryPagesTests", dependencies: ["DiaryPages", "DiaryAPI", "SeededRandom"]),
         .testTarget(name: "DiaryClientTests", dependencies: ["DiaryClient", "DiaryAPI"]),
         .testTarget(name: "DiaryTerminalTests", dependencies: ["DiaryTerminal", "DiaryAPI"]),
         .testTarget(name: "TerminalTests", dependencies: ["Terminal"]),

@@ -1,4 +1,5 @@
 import DiaryAPI
+import DiaryPages
 import DiaryStore
 import HTTPCore
 
@@ -11,10 +12,14 @@ public struct DiaryApplication: HTTPResponder {
         /// Bytes of answers to open GETs kept for reuse until the next write (see
         /// `ResponseCache`); 0 keeps none.
         public var responseCacheBytes: Int
+        /// The site's absolute URL for feeds (`https://diary.example`, no trailing slash); nil:
+        /// the address the server listens on, set through `siteAddress` once it is known.
+        public var publicURL: String?
 
-        public init(corsOrigins: [String] = [], responseCacheBytes: Int = 16 << 20) {
+        public init(corsOrigins: [String] = [], responseCacheBytes: Int = 16 << 20, publicURL: String? = nil) {
             self.corsOrigins = corsOrigins
             self.responseCacheBytes = responseCacheBytes
+            self.publicURL = publicURL
         }
     }
 
@@ -22,6 +27,8 @@ public struct DiaryApplication: HTTPResponder {
     /// Nil when the configuration keeps no answers.
     public let responseCache: ResponseCache?
     let cors: CORSPolicy
+    /// Where feeds say the site is.
+    public let siteAddress: SiteAddress
 
     /// - Parameter log: called with the cause of every 5xx answer; never handed a token or a body.
     public init(store: any DiaryStore, configuration: Configuration = Configuration(), log: @escaping @Sendable (String) -> Void = { _ in }) {
@@ -29,10 +36,24 @@ public struct DiaryApplication: HTTPResponder {
         let cache = configuration.responseCacheBytes > 0
             ? ResponseCache(byteLimit: configuration.responseCacheBytes) { try? store.dataVersion() }
             : nil
-        Self.addRoutes(to: &router, handlers: Handlers(store: store, log: log), authenticator: Authenticator(store: store), cache: cache)
+        let handlers = Handlers(store: store, log: log)
+        let site = SiteAddress(publicURL: configuration.publicURL)
+        let pages = PageRenderer()
+        Self.addRoutes(to: &router, handlers: handlers, authenticator: Authenticator(store: store), cache: cache)
+        Self.addPages(to: &router, handlers: handlers, cache: cache, site: site, pages: pages)
+        // Outside the API, people read: the router's own problems are pages too.
+        router.problemResponse = { request, problem, headers in
+            HTTPResponse.isAPI(request) ? HTTPResponse(problem: problem, headers: headers) : HTTPResponse(errorPage: problem, pages: pages, headers: headers)
+        }
         self.router = router
+        siteAddress = site
         responseCache = cache
         cors = CORSPolicy(allowedOrigins: configuration.corsOrigins)
+    }
+
+    /// Tells feeds the address the server listens on, unless `--public-url` gave one.
+    public func listening(host: String, port: Int) {
+        siteAddress.listening(host: host, port: port)
     }
 
     public func respond(to request: HTTPRequest) -> HTTPResponse {
@@ -43,9 +64,7 @@ public struct DiaryApplication: HTTPResponder {
 
     public func respond(to error: HTTPRequestError, request: HTTPRequest) -> HTTPResponse {
         let title = error.status.code == 413 ? "Content Too Large" : "Bad Request"
-        return HTTPResponse(
-            problem: Problem(title: title, status: error.status.code, detail: error.reason),
-            headers: [.connection: "close"]
-        )
+        let problem = Problem(title: title, status: error.status.code, detail: error.reason)
+        return router.problemResponse(request, problem, [.connection: "close"])
     }
 }

@@ -18,6 +18,12 @@ public struct Router: Sendable {
     }
 
     public private(set) var routes: [Route] = []
+    /// How the router's own problems (a broken path, no such resource, a method not allowed)
+    /// are answered: problem+json unless set otherwise (the application answers HTML pages
+    /// outside `/api/`). `headers` are extra headers, such as `Allow`.
+    var problemResponse: @Sendable (_ request: HTTPRequest, _ problem: Problem, _ headers: HTTPHeaders) -> HTTPResponse = { _, problem, headers in
+        HTTPResponse(problem: problem, headers: headers)
+    }
 
     public init() {}
 
@@ -27,7 +33,7 @@ public struct Router: Sendable {
 
     public func respond(to request: HTTPRequest) -> HTTPResponse {
         guard let segments = request.pathSegments() else {
-            return HTTPResponse(problem: .badRequest("The request path has a broken percent-escape or is not UTF-8."))
+            return problemResponse(request, .badRequest("The request path has a broken percent-escape or is not UTF-8."), [:])
         }
         // HEAD is GET without the body; the transport leaves the body out.
         let method = request.method == .head ? .get : request.method
@@ -40,7 +46,7 @@ public struct Router: Sendable {
             allowed.append(route.method)
         }
         guard !allowed.isEmpty else {
-            return HTTPResponse(problem: .notFound("There is no resource at \(request.path.prefix(200))."))
+            return problemResponse(request, .notFound("There is no resource at \(request.path.prefix(200))."), [:])
         }
         if allowed.contains(.get) { allowed.append(.head) }
         allowed.append(.options)
@@ -50,12 +56,13 @@ public struct Router: Sendable {
             headers.add(.allow, allow)
             return HTTPResponse(status: 204, headers: headers)
         }
-        return HTTPResponse(
-            problem: Problem(
+        return problemResponse(
+            request,
+            Problem(
                 title: "Method Not Allowed", status: 405,
                 detail: "\(request.method.rawValue.prefix(20)) is not allowed on \(request.path.prefix(200)); use \(allow)."
             ),
-            headers: [.allow: allow]
+            [.allow: allow]
         )
     }
 }

@@ -7,7 +7,7 @@ import ProcessControl
 
 struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Serve the API until SIGINT or SIGTERM, then finish the requests in flight and stop."
+        abstract: "Serve the API, the reading pages and the feeds until SIGINT or SIGTERM, then finish the requests in flight and stop."
     )
 
     @Option(help: "The address to listen on.")
@@ -36,12 +36,29 @@ struct Serve: ParsableCommand {
     @Option(help: "MiB of answers to public GETs kept until the next write; 0 turns the cache off.")
     var responseCache = DiaryApplication.Configuration().responseCacheBytes >> 20
 
+    @Option(help: "The site's public address (https://diary.example), used for absolute URLs in feeds. Default: the address listened on.")
+    var publicURL: String?
+
+    /// `--public-url` checked and without a trailing slash: http or https, a host, no query or fragment.
+    static func normalizedPublicURL(_ text: String) -> String? {
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(), ["http", "https"].contains(scheme),
+              let host = components.host, !host.isEmpty, components.query == nil, components.fragment == nil,
+              components.user == nil, components.password == nil
+        else { return nil }
+        var url = text
+        while url.hasSuffix("/") { url.removeLast() }
+        return url
+    }
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
         if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be between 1 and 256.") }
         guard (0...4096).contains(responseCache) else { throw ValidationError("--response-cache must be between 0 and 4096 (MiB).") }
         guard connectionTimeout > 0 else { throw ValidationError("--connection-timeout must be positive.") }
         guard maxConnections > 0, maxConnectionsPerIp > 0 else { throw ValidationError("connection limits must be positive.") }
+        if let publicURL, Self.normalizedPublicURL(publicURL) == nil {
+            throw ValidationError("--public-url must be an http or https URL with a host and no query, such as https://diary.example.")
+        }
     }
 
     func run() throws {
@@ -62,7 +79,10 @@ struct Serve: ParsableCommand {
         configuration.connectionLimit = maxConnections
         configuration.perIPConnectionLimit = maxConnectionsPerIp
 
-        let application = DiaryApplication(store: store, configuration: .init(corsOrigins: corsOrigins, responseCacheBytes: responseCache << 20)) { message in
+        let pageURL = publicURL.flatMap(Self.normalizedPublicURL)
+        let application = DiaryApplication(
+            store: store, configuration: .init(corsOrigins: corsOrigins, responseCacheBytes: responseCache << 20, publicURL: pageURL)
+        ) { message in
             FileHandle.standardError.write(Data("diary-server: \(message)\n".utf8))
         }
         TerminationSignals.block()
@@ -73,6 +93,7 @@ struct Serve: ParsableCommand {
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
             throw ExitCode.failure
         }
+        application.listening(host: host, port: Int(server.port))
         // One unbuffered write: stdout is often a pipe, and whoever waits for this line must get it now.
         FileHandle.standardOutput.write(Data("listening on http://\(host):\(server.port)\n".utf8))
         let signal = TerminationSignals.wait()

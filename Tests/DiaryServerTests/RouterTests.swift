@@ -233,7 +233,9 @@ import Testing
     @Test func unknownRoutesAre404AndWrongMethods405WithAllow() throws {
         let t = try TestApplication()
         expectProblem(t.request("GET", "/api/nothing"), 404)
-        expectProblem(t.request("GET", "/"), 404)
+        // Outside /api/ people read: a 404 there is a page (PagesTests), and / is the newest entries.
+        #expect(t.request("GET", "/nothing").status == 404)
+        #expect(t.request("GET", "/nothing").problem == nil)
         let response = t.request("DELETE", "/api/entries")
         expectProblem(response, 405)
         #expect(response.headers["Allow"] == "GET, POST, HEAD, OPTIONS")

@@ -1,0 +1,62 @@
+import DiaryAPI
+import Foundation
+
+/// An Atom 1.0 feed (RFC 4287) of entries: each with its absolute URL as its `id` (stable as
+/// long as the public URL is), title, published and updated times, author, a link to its page
+/// and its body as `content type="html"`: rendered by `SafeMarkdown`, then escaped as XML.
+/// Relative links in bodies resolve against `xml:base`, the site's public URL.
+public struct AtomFeed: Sendable {
+    public var title: String
+    /// The site's public URL without a trailing slash (`https://diary.example`).
+    public var baseURL: String
+    /// The feed's own path (`/feed.atom`), also its `id`.
+    public var selfPath: String
+    /// The page the feed follows (`/`).
+    public var alternatePath: String
+    /// When anything in the feed last changed.
+    public var updated: Date
+    public var entries: [Entry]
+
+    public init(title: String, baseURL: String, selfPath: String, alternatePath: String, updated: Date, entries: [Entry]) {
+        self.title = title
+        self.baseURL = baseURL
+        self.selfPath = selfPath
+        self.alternatePath = alternatePath
+        self.updated = updated
+        self.entries = entries
+    }
+
+    public static let mediaType = "application/atom+xml"
+
+    public func render() -> [UInt8] {
+        var out = ""
+        out.reserveCapacity(32 << 10)
+        out += "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
+        out += "<feed xmlns=\"http://www.w3.org/2005/Atom\" xml:base=\"\(escaped(baseURL + "/"))\">\n"
+        out += "<id>\(escaped(baseURL + selfPath))</id>\n"
+        out += "<title type=\"text\">\(escaped(title))</title>\n"
+        out += "<updated>\(RFC3339.string(from: updated))</updated>\n"
+        out += "<link rel=\"self\" type=\"\(Self.mediaType)\" href=\"\(escaped(baseURL + selfPath))\"/>\n"
+        out += "<link rel=\"alternate\" type=\"text/html\" href=\"\(escaped(baseURL + alternatePath))\"/>\n"
+        out += "<generator>Diary</generator>\n"
+        for entry in entries {
+            let url = escaped(baseURL + SitePaths.entry(entry.id))
+            out += "<entry>\n<id>\(url)</id>\n"
+            out += "<title type=\"text\">\(escaped(entry.title))</title>\n"
+            out += "<published>\(RFC3339.string(from: entry.created))</published>\n"
+            out += "<updated>\(RFC3339.string(from: entry.updated))</updated>\n"
+            out += "<author><name>\(escaped(entry.author))</name></author>\n"
+            out += "<link rel=\"alternate\" type=\"text/html\" href=\"\(url)\"/>\n"
+            for tag in entry.tags {
+                out += "<category term=\"\(escaped(tag))\"/>\n"
+            }
+            out += "<content type=\"html\">\(escaped(SafeMarkdown.html(entry.body)))</content>\n</entry>\n"
+        }
+        out += "</feed>\n"
+        return Array(out.utf8)
+    }
+
+    private func escaped(_ text: String) -> String {
+        HTMLEscaping.escape(text)
+    }
+}
