@@ -145,6 +145,21 @@ import FoundationXML
         #expect(t.request("GET", "/api/entries/abc").problem?.status == 400)
     }
 
+    @Test func aStoreThatCannotAnswerIsA503Page() throws {
+        let t = try TestApplication()
+        let alice = try t.addUser("alice")
+        let entry = try Self.post(t, alice, title: "one")
+        try t.store.close()
+        for target in ["/", "/entries/\(entry.id)", "/diaries/\(entry.diaryID)", "/feed.atom", "/search?q=one"] {
+            let response = t.request("GET", target)
+            #expect(response.status == 503, "\(target)")
+            #expect(response.headers["Content-Type"] == "text/html; charset=utf-8", "\(target)")
+            #expect(response.headers["Retry-After"] == "1", "\(target)")
+            #expect(response.headers["Cache-Control"] == "no-store", "\(target)")
+            #expect(response.text.contains("Error 503"), "\(target)")
+        }
+    }
+
     /// 45 entries: three pages of 20, 20 and 5, "Older entries" and "Newer entries" by cursor
     /// both ways, with entries created in the same second among them.
     @Test func olderAndNewerEntriesPageByCursor() throws {

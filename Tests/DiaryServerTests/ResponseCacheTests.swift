@@ -38,6 +38,8 @@ import Testing
         "/api/entries", "/api/entries?per_page=2", "/api/entries?page=2&per_page=2", "/api/entries/1", "/api/entries/2",
         "/api/entries/999", "/api/diaries", "/api/diaries/1", "/api/diaries/1/entries", "/api/tags", "/api/health",
         "/api/entries?q=%E4%BA%AC%E9%83%BD", "/api/entries?tag=travel", "/api/entries?per_page=abc", "/api/openapi.json",
+        // The reading pages and feeds go through the same cache.
+        "/", "/entries/1", "/entries/999", "/diaries/1", "/tags/travel", "/search?q=%E4%BA%AC%E9%83%BD", "/feed.atom", "/diaries/1/feed.atom",
     ]
 
     @Test func aKeptAnswerIsTheFreshAnswerByteForByte() throws {
@@ -58,7 +60,7 @@ import Testing
     @Test func everyKindOfWriteIsSeenByTheNextRead() throws {
         let p = try Pair()
         let token = try p.t.addUser("alice")
-        let watched = ["/api/entries", "/api/entries/1", "/api/diaries", "/api/diaries/1", "/api/diaries/1/entries", "/api/tags", "/api/entries?q=changed"]
+        let watched = ["/api/entries", "/api/entries/1", "/api/diaries", "/api/diaries/1", "/api/diaries/1/entries", "/api/tags", "/api/entries?q=changed", "/", "/entries/1", "/diaries/1", "/feed.atom", "/tags/y"]
         func readAll() {
             for target in watched {
                 p.expectSameAnswer(target)
