@@ -29,6 +29,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LUA_DIR = os.path.join(ROOT, "bench")
 HOST = "127.0.0.1"
 LIST_PATH = "/api/entries?page=1&per_page=20"
+# The reading pages measured against nginx: (path, file name under www/).
+PAGES = (("/", "home.html"), ("/feed.atom", "feed.atom"))
 MAX_SAMPLED_IDS = 10_000
 
 
@@ -133,8 +135,10 @@ def start_diary_server(children, arguments, database, log_path):
     return process, int(match.group(2))
 
 
-def start_nginx(children, folder, content_type):
+def start_nginx(children, folder, content_type, page_types):
     """nginx with one worker and no access log, serving the captured responses."""
+    pages = "\n".join(f'        location = {path} {{ default_type "{page_types[name]}"; try_files /{name} =404; }}'
+                      for path, name in PAGES)
     port = free_port()
     config = os.path.join(folder, "nginx.conf")
     with open(config, "w") as file:
@@ -154,6 +158,7 @@ http {{
         root {folder}/www;
         location = /api/entries {{ try_files /list.json =404; }}
         location /api/entries/ {{ rewrite "^/api/entries/([0-9]+)$" /entry/$1.json break; }}
+{pages}
     }}
 }}
 """)
@@ -210,19 +215,29 @@ def capture(port, folder, count, step):
     entry_sizes = [get(f"/api/entries/{1 + step * k}", os.path.join(folder, "www", "entry", f"{1 + step * k}.json"))
                    for k in range(count)]
     sizes["entry"] = round(statistics.mean(entry_sizes))
-    connection.close()
     if len(content_types) != 1:
         raise SystemExit(f"bench: list and entries differ in Content-Type: {content_types}")
-    return content_types.pop(), sizes
+    json_type = content_types.pop()
+    # The reading pages, served by nginx with the Content-Type diary-server gave them.
+    page_types = {}
+    for path, name in PAGES:
+        sizes[name] = get(path, os.path.join(folder, "www", name))
+        page_types[name] = content_types.pop()
+    connection.close()
+    return json_type, page_types, sizes
 
 
 def same_bytes(port, folder):
+    """Whether diary-server still answers what nginx served: the list and the pages."""
     connection = http.client.HTTPConnection(HOST, port, timeout=10)
-    connection.request("GET", LIST_PATH)
-    body = connection.getresponse().read()
+    same = True
+    for path, name in ((LIST_PATH, "list.json"), *PAGES):
+        connection.request("GET", path)
+        body = connection.getresponse().read()
+        with open(os.path.join(folder, "www", name), "rb") as file:
+            same = same and body == file.read()
     connection.close()
-    with open(os.path.join(folder, "www", "list.json"), "rb") as file:
-        return body == file.read()
+    return same
 
 
 # MARK: - Measuring
@@ -290,7 +305,7 @@ def machine():
 def judge(rows, entries):
     """Fills `ratio`, `target` and `ok` on the rows that have a target (issue 5)."""
     by_name = {row["scenario"]: row for row in rows}
-    for name in ("list page 1", "one entry"):
+    for name in ("list page 1", "one entry", "home page /", "Atom feed"):
         row, limit = by_name[name], by_name[f"{name} (nginx)"]
         row["ratio"] = row["requests_per_s"] / limit["requests_per_s"]
         row["ratio_of"] = "nginx"
@@ -344,7 +359,7 @@ def print_table(report):
               f"page {depth['pages']:,} by cursor {depth['last_page_by_cursor_ms']:.2f} ms, "
               f"by page number {depth['last_page_by_number_ms']:.2f} ms (median of 30)")
     if not report["bytes_identical"]:
-        print("WARNING: the list page changed during the read scenarios; nginx served other bytes")
+        print("WARNING: the list or a page changed during the read scenarios; nginx served other bytes")
 
 
 # MARK: - Deep paging
@@ -419,9 +434,10 @@ def measure(arguments, folder, children):
     token = seed(arguments, database)
     server, server_port = start_diary_server(children, arguments, database, os.path.join(folder, "diary-server.log"))
     count, step = sampled_ids(arguments.entries)
-    content_type, sizes = capture(server_port, folder, count, step)
-    log(f"diary-server on port {server_port}; list page {sizes['list']} bytes, entries about {sizes['entry']} bytes ({count} captured)")
-    nginx, nginx_port = start_nginx(children, folder, content_type)
+    content_type, page_types, sizes = capture(server_port, folder, count, step)
+    log(f"diary-server on port {server_port}; list page {sizes['list']} bytes, entries about {sizes['entry']} bytes ({count} captured), "
+        f"home page {sizes['home.html']} bytes, feed {sizes['feed.atom']} bytes")
+    nginx, nginx_port = start_nginx(children, folder, content_type, page_types)
     worker = nginx_worker(nginx)
     ids = (str(count), str(step))
     duration, connections = arguments.duration, arguments.connections
@@ -443,6 +459,8 @@ def measure(arguments, folder, children):
         ("list page 1", "report.lua", LIST_PATH, ()),
         ("one entry", "requests.lua", "/", ("entry", *ids)),
         ("reads 50/50", "requests.lua", "/", ("reads", *ids)),
+        ("home page /", "report.lua", "/", ()),
+        ("Atom feed", "report.lua", "/feed.atom", ()),
     ):
         measured(f"{name} (nginx)", nginx_port, worker, arguments.repeat, connections, script, path, script_arguments)
         measured(name, server_port, server.pid, arguments.repeat, connections, script, path, script_arguments)
