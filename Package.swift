@@ -5,7 +5,8 @@ import PackageDescription
 // terminal call glibc and libmicrohttpd directly, so there is no Apple platform to declare.
 //
 // Dependency arrows point one way (CONTRIBUTING.md draws them):
-//   executables → DiaryServer, DiaryClient, DiaryBrowser → DiaryTerminal, MicroHTTPDServer, DiarySQLiteStore
+//   executables → DiaryServer, DiaryClient, DiaryBrowser → DiaryTerminal, MicroHTTPDServer, DiarySQLiteStore,
+//   DiaryPostgresStore
 //   → DiaryAPI, DiaryStore, HTTPCore, APITokens, SearchSnippets
 //   → ByteEncodings and the modules that wrap C (MicroHTTPDServer, TCPSockets, ProcessControl, Terminal).
 let package = Package(
@@ -19,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // MARK: C libraries and the modules that wrap them
@@ -63,6 +65,13 @@ let package = Package(
             name: "DiarySQLiteStore",
             dependencies: ["DiaryStore", "DiaryAPI", "SearchSnippets", .product(name: "GRDB", package: "GRDB.swift")],
             resources: [.embedInCode("schema.sql"), .embedInCode("schema-v2.sql")]
+        ),
+        /// `DiaryStore` on a PostgreSQL server through postgres-nio, with blocking calls for the
+        /// server's worker threads and its schema in versioned migrations (`db/postgres/`).
+        .target(
+            name: "DiaryPostgresStore",
+            dependencies: ["DiaryStore", "DiaryAPI", "SearchSnippets", .product(name: "PostgresNIO", package: "postgres-nio")],
+            resources: [.embedInCode("postgres-v1.sql")]
         ),
 
         // MARK: Server, client and terminal presentation
@@ -118,7 +127,7 @@ let package = Package(
         .target(name: "StoreTestSupport", dependencies: ["DiaryStore", "DiaryAPI", "APITokens"], path: "Tests/StoreTestSupport"),
         /// The behaviour every `DiaryStore` must have, run on each engine's factory.
         .testTarget(name: "DiaryStoreConformanceTests", dependencies: [
-            "StoreTestSupport", "DiarySQLiteStore", "DiaryStore", "DiaryAPI",
+            "StoreTestSupport", "DiarySQLiteStore", "DiaryPostgresStore", "DiaryStore", "DiaryAPI",
         ]),
         /// What only the SQLite engine has: files, pragmas, query plans, group commit, migrations.
         .testTarget(name: "DiarySQLiteStoreTests", dependencies: [
