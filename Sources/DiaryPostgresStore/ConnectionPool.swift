@@ -34,12 +34,13 @@ final class ConnectionPool: @unchecked Sendable {
         self.logger = logger
     }
 
-    /// Runs `body` with a connection of its own. A connection whose channel closed during
-    /// `body` is not put back.
-    func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
-        let connection = try checkOut()
+    /// Runs `body` with a connection of its own, and whether it was opened for this call
+    /// (rather than reused, and so perhaps closed by the server since). A connection whose
+    /// channel closed during `body` is not put back.
+    func withConnection<T>(_ body: (PostgresConnection, _ isNew: Bool) throws -> T) throws -> T {
+        let (connection, isNew) = try checkOut()
         do {
-            let result = try body(connection)
+            let result = try body(connection, isNew)
             checkIn(connection)
             return result
         } catch {
@@ -62,7 +63,7 @@ final class ConnectionPool: @unchecked Sendable {
         }
     }
 
-    private func checkOut() throws -> PostgresConnection {
+    private func checkOut() throws -> (PostgresConnection, isNew: Bool) {
         let deadline = Date(timeIntervalSinceNow: Self.checkOutTimeout)
         condition.lock()
         while true {
@@ -76,7 +77,7 @@ final class ConnectionPool: @unchecked Sendable {
                     continue
                 }
                 condition.unlock()
-                return connection
+                return (connection, false)
             }
             if openCount < maximumCount {
                 openCount += 1
@@ -84,9 +85,10 @@ final class ConnectionPool: @unchecked Sendable {
                 let id = nextID
                 condition.unlock()
                 do {
-                    return try PostgresConnection.connect(
+                    let connection = try PostgresConnection.connect(
                         on: eventLoopGroup.next(), configuration: configuration, id: id, logger: logger
                     ).wait()
+                    return (connection, true)
                 } catch {
                     condition.lock()
                     openCount -= 1

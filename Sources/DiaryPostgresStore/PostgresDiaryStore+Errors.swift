@@ -18,6 +18,8 @@ extension StoreError {
             self = error
         case let error as PSQLError:
             self.init(error, subject: subject)
+        case let error as PostgresDiaryStore.CommitOutcomeUnknown:
+            self.init(.unavailable, subject, detail: error.description)
         case let error as ConnectionPool.PoolError:
             self.init(.unavailable, subject, detail: error.description)
         case let error as PostgresURL.Invalid:

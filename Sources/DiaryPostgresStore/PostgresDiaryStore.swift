@@ -47,7 +47,7 @@ public final class PostgresDiaryStore: DiaryStore {
             throw StoreError(error, subject: subject)
         }
         do {
-            try pool.withConnection { connection in
+            try pool.withConnection { connection, _ in
                 try Self.migrate(SQLSession(connection: connection, logger: Self.logger))
             }
         } catch {
@@ -141,9 +141,8 @@ extension PostgresDiaryStore {
         while true {
             attempt += 1
             do {
-                return try pool.withConnection { connection in
-                    let session = SQLSession(connection: connection, logger: Self.logger)
-                    return try Self.inTransaction(session, begin: "BEGIN") {
+                return try withSession { session in
+                    try Self.inTransaction(session, begin: "BEGIN") {
                         let result = try updates(session)
                         try session.execute(
                             "UPDATE data_version SET version = version + 1 WHERE slot = $1", [Int16.random(in: 0...15)]
@@ -162,9 +161,8 @@ extension PostgresDiaryStore {
     /// Runs `value` in one read-only snapshot: every statement sees the same committed state.
     func read<T>(_ subject: @autoclosure () -> StoreError.Subject, _ value: (SQLSession) throws -> T) throws(StoreError) -> T {
         do {
-            return try pool.withConnection { connection in
-                let session = SQLSession(connection: connection, logger: Self.logger)
-                return try Self.inTransaction(session, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") {
+            return try withSession { session in
+                try Self.inTransaction(session, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") {
                     try value(session)
                 }
             }
@@ -177,20 +175,38 @@ extension PostgresDiaryStore {
     /// COMMIT to wait for.
     func statement<T>(_ subject: @autoclosure () -> StoreError.Subject, _ value: (SQLSession) throws -> T) throws(StoreError) -> T {
         do {
-            return try pool.withConnection { connection in
-                try value(SQLSession(connection: connection, logger: Self.logger))
-            }
+            return try withSession(value)
         } catch {
             throw StoreError(error, subject: subject())
         }
     }
 
+    /// Runs `body` on a pooled connection. When a reused connection turns out to be gone (the
+    /// server restarted, or ended it while it sat idle, and the pool had not noticed yet),
+    /// `body` runs again on another: the server rolled back whatever the lost connection had
+    /// begun. Not when the loss came with COMMIT (`CommitOutcomeUnknown`): that write may have
+    /// been kept.
+    func withSession<T>(_ body: (SQLSession) throws -> T) throws -> T {
+        var attempts = 0
+        while true {
+            attempts += 1
+            var reused = false
+            do {
+                return try pool.withConnection { connection, isNew in
+                    reused = !isNew
+                    return try body(SQLSession(connection: connection, logger: Self.logger))
+                }
+            } catch let error as PSQLError where reused && Self.isConnectionLost(error) && attempts <= pool.maximumCount {
+                continue
+            }
+        }
+    }
+
     static func inTransaction<T>(_ session: SQLSession, begin: String, _ body: () throws -> T) throws -> T {
         try session.execute(begin)
+        let result: T
         do {
-            let result = try body()
-            try session.execute("COMMIT")
-            return result
+            result = try body()
         } catch {
             // A connection that cannot roll back is closed, and so not reused.
             if (try? session.execute("ROLLBACK")) == nil {
@@ -198,6 +214,25 @@ extension PostgresDiaryStore {
             }
             throw error
         }
+        do {
+            try session.execute("COMMIT")
+        } catch let error as PSQLError where isConnectionLost(error) {
+            throw CommitOutcomeUnknown()
+        }
+        return result
+    }
+
+    /// The connection broke below SQL: closed by the server or the network, not an error of a statement.
+    static func isConnectionLost(_ error: PSQLError) -> Bool {
+        switch error.code {
+        case .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .connectionError: true
+        default: error.serverInfo?[.sqlState].map { $0.hasPrefix("08") || $0.hasPrefix("57P") } ?? false
+        }
+    }
+
+    /// The connection was lost while COMMIT was under way: the server may have kept the write or not.
+    struct CommitOutcomeUnknown: Error, CustomStringConvertible {
+        var description: String { "the connection was lost during COMMIT: the change may or may not have been kept" }
     }
 
     /// A deadlock victim or a serialization failure: the transaction did nothing and may be run again.
