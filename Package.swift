@@ -133,6 +133,11 @@ let package = Package(
         .testTarget(name: "DiarySQLiteStoreTests", dependencies: [
             "StoreTestSupport", "DiarySQLiteStore", "DiaryStore", "DiaryAPI", "APITokens", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
+        /// What only the PostgreSQL engine has: URLs and passwords, migrations under concurrency,
+        /// its pool, lost connections, query plans (the server ones need DIARY_TEST_POSTGRES_URL).
+        .testTarget(name: "DiaryPostgresStoreTests", dependencies: [
+            "StoreTestSupport", "DiaryPostgresStore", "DiaryStore", "DiaryAPI", "APITokens",
+        ]),
         .testTarget(name: "SearchSnippetsTests", dependencies: ["SearchSnippets", "DiaryAPI"]),
         .testTarget(name: "DiaryServerTests", dependencies: [
             "DiaryServer", "DiarySQLiteStore", "DiaryStore", "DiaryAPI", "HTTPCore", "APITokens", "ByteEncodings",

@@ -1,3 +1,4 @@
+import DiaryAPI
 import DiaryStore
 import Foundation
 import PostgresNIO
@@ -27,7 +28,7 @@ extension PostgresDiaryStore {
         "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
-    private static func withAdminConnection(_ url: PostgresURL, subject: String, _ body: (SQLSession) throws -> Void) throws(StoreError) {
+    static func withAdminConnection(_ url: PostgresURL, subject: String, _ body: (SQLSession) throws -> Void) throws(StoreError) {
         do {
             let connection = try PostgresConnection.connect(
                 on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration(url), id: 0, logger: logger
@@ -37,5 +38,36 @@ extension PostgresDiaryStore {
         } catch {
             throw StoreError(error, subject: .operation(subject))
         }
+    }
+}
+
+// MARK: - Diagnostics
+
+extension PostgresDiaryStore {
+    /// The plan PostgreSQL makes for the page query of `query`, after `SET LOCAL` of each of
+    /// `settings` (such as `enable_seqscan = off`): for tests.
+    func queryPlan(for query: EntryQuery, settings: [String] = []) throws(StoreError) -> String {
+        let sql = PostgresEntrySQL(query)
+        return try read(.operation("query plan")) { session in
+            for setting in settings { try session.execute("SET LOCAL \(setting)") }
+            return try session.query("EXPLAIN \(sql.select)", sql.selectArguments)
+                .map { try $0.decode(String.self, context: .default) }.joined(separator: "\n")
+        }
+    }
+
+    /// Ends every connection to the database `name`, from a connection to `serverURL`: for tests.
+    static func terminateConnections(to name: String, on serverURL: PostgresURL) throws(StoreError) {
+        try withAdminConnection(serverURL, subject: "connections to \(name)") { session in
+            try session.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", [name])
+        }
+    }
+
+    /// How many server processes serve connections to the database `name`: for tests.
+    static func connectionCount(to name: String, on serverURL: PostgresURL) throws(StoreError) -> Int {
+        var count = 0
+        try withAdminConnection(serverURL, subject: "connections to \(name)") { session in
+            count = try session.one((Int).self, "SELECT count(*) FROM pg_stat_activity WHERE datname = $1", [name]) ?? 0
+        }
+        return count
     }
 }
