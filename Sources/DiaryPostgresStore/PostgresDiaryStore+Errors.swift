@@ -37,7 +37,8 @@ extension StoreError {
         guard let info = error.serverInfo else {
             let reason = switch error.code {
             case .serverClosedConnection, .clientClosedConnection, .uncleanShutdown: "the connection to the server was closed"
-            case .connectionError: "the server cannot be reached"
+            // NIO's reason (connection refused, host not found) names an address and errno, nothing secret.
+            case .connectionError: "the server cannot be reached" + (error.underlying.map { " (\($0))" } ?? "")
             case .authMechanismRequiresPassword: "the server asks for a password and none was given (URL, PGPASSWORD or ~/.pgpass)"
             case .sslUnsupported: "the server does not offer TLS"
             default: "postgres-nio error \(error.code)"
