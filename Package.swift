@@ -94,7 +94,8 @@ let package = Package(
 
         // MARK: Executables
         .executableTarget(name: "diary-server", dependencies: [
-            "DiaryServer", "DiarySQLiteStore", "DiaryStore", "APITokens", "MicroHTTPDServer", "ProcessControl", "SeededRandom",
+            "DiaryServer", "DiarySQLiteStore", "DiaryPostgresStore", "DiaryStore", "APITokens", "MicroHTTPDServer", "ProcessControl",
+            "SeededRandom",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(
@@ -147,6 +148,6 @@ let package = Package(
         .testTarget(name: "DiaryTerminalTests", dependencies: ["DiaryTerminal", "DiaryAPI"]),
         .testTarget(name: "TerminalTests", dependencies: ["Terminal"]),
         .testTarget(name: "DiaryBrowserTests", dependencies: ["DiaryBrowser", "DiaryTerminal", "DiaryAPI", "Terminal"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["DiaryAPI"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["DiaryAPI", "DiaryPostgresStore"]),
     ]
 )
