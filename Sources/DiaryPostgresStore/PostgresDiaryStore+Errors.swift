@@ -60,6 +60,7 @@ extension StoreError {
         case "53300": "the server has no connection slot free"
         case "28P01", "28000": "the server refused the login"
         case "3D000": "the database does not exist"
+        case "55P03": "another transaction held a lock longer than the lock timeout"
         case "40P01": "deadlock, still after retries"
         case "40001": "serialization failure, still after retries"
         default: "unexpected PostgreSQL error"

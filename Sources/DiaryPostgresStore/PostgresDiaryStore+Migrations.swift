@@ -33,6 +33,8 @@ extension PostgresDiaryStore {
     /// left alone and opened as it is.
     static func migrate(_ session: SQLSession) throws {
         try inTransaction(session, begin: "BEGIN") {
+            // Another server's migration may take longer than the lock timeout of ordinary writes.
+            try session.execute("SET LOCAL lock_timeout = '10min'")
             try session.execute("SELECT pg_advisory_xact_lock($1)", [migrationLock])
             // Quiet: "relation already exists, skipping" is a notice, not news.
             try session.execute("SET LOCAL client_min_messages = warning")

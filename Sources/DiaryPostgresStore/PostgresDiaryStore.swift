@@ -20,6 +20,8 @@ public final class PostgresDiaryStore: DiaryStore {
     static let migrationLock: Int64 = 0x4469_6172_7901  // "Diary", 1
     /// The first key (of two int4 keys) of the advisory locks on idempotency keys.
     static let idempotencyLockClass: Int32 = 0x4469_6172  // "Diar"
+    /// How long a statement waits, by default, for a lock another transaction holds before it fails.
+    public static let defaultLockTimeout: TimeInterval = 5
     /// How many times a write that lost a deadlock is tried again.
     static let deadlockRetries = 3
 
@@ -31,16 +33,23 @@ public final class PostgresDiaryStore: DiaryStore {
     /// Opens a pool of up to `poolSize` connections to the database at `url` and brings its
     /// schema up to date.
     ///
+    /// - parameter poolSize: the most connections open at once: as many as threads call the store at once.
+    /// - parameter lockTimeout: how long a statement waits for a lock another transaction holds
+    ///   (a row another writer changes, an import) before the call fails with `.unavailable`,
+    ///   as SQLite's busy timeout.
     /// - parameter clock: the time of new and changed rows (tests pass a fixed one).
     /// - throws: `.unavailable` when the server cannot be reached, refuses the login, or the
     ///   schema cannot be migrated. The message never holds the password.
-    public init(url: PostgresURL, poolSize: Int = 8, clock: @escaping @Sendable () -> Date = Date.init) throws(StoreError) {
+    public init(
+        url: PostgresURL, poolSize: Int = 8, lockTimeout: TimeInterval = defaultLockTimeout,
+        clock: @escaping @Sendable () -> Date = Date.init
+    ) throws(StoreError) {
         self.url = url
         self.clock = clock
         let subject = StoreError.Subject.operation("database \(url)")
         do {
             pool = ConnectionPool(
-                configuration: try Self.configuration(url), maximumCount: poolSize,
+                configuration: try Self.configuration(url, lockTimeout: lockTimeout), maximumCount: poolSize,
                 eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: Self.logger
             )
         } catch {
@@ -114,7 +123,7 @@ extension PostgresDiaryStore {
         return logger
     }()
 
-    static func configuration(_ url: PostgresURL) throws -> PostgresConnection.Configuration {
+    static func configuration(_ url: PostgresURL, lockTimeout: TimeInterval = defaultLockTimeout) throws -> PostgresConnection.Configuration {
         let tls: PostgresConnection.Configuration.TLS
         switch url.tlsMode {
         case .disable: tls = .disable
@@ -125,6 +134,11 @@ extension PostgresDiaryStore {
             host: url.host, port: url.port, username: url.user, password: url.password(), database: url.database, tls: tls
         )
         configuration.options.connectTimeout = .seconds(10)
+        // As SQLite's busy timeout: a write that waits longer for another's lock fails
+        // (.unavailable) rather than holding its worker thread for as long as the other takes.
+        configuration.options.additionalStartupParameters = [
+            ("lock_timeout", "\(max(Int(lockTimeout * 1000), 1))ms"), ("application_name", "diary"),
+        ]
         return configuration
     }
 }

@@ -91,6 +91,30 @@ struct PostgresStoreTests {
         }
     }
 
+    /// A write that waits for another transaction's lock longer than the lock timeout fails
+    /// as `.unavailable` and changes nothing, as SQLite's busy timeout; the worker is free again.
+    @Test func aWriteBlockedPastTheLockTimeoutIsUnavailable() throws {
+        try withDatabase { url in
+            let store = try PostgresDiaryStore(url: url, lockTimeout: 0.2)
+            defer { store.close() }
+            let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
+            let entry = try store.createEntry(userID: alice.id, diaryID: nil, title: "a", body: "")
+            let version = try store.dataVersion()
+            try PostgresDiaryStore.withAdminConnection(url, subject: "holding a lock") { session in
+                try session.execute("BEGIN")
+                try session.execute("SELECT 1 FROM entries WHERE entry_id = $1 FOR UPDATE", [entry.id])
+                let error = expectStoreError(.unavailable, .entry(entry.id)) {
+                    try store.updateEntry(id: entry.id, userID: alice.id, changes: EntryChanges(title: "b"))
+                }
+                #expect(error?.detail.contains("lock timeout") == true, "\(String(describing: error))")
+                try session.execute("ROLLBACK")
+            }
+            #expect(try store.entry(id: entry.id) == entry)
+            #expect(try store.dataVersion() == version)
+            #expect(try store.updateEntry(id: entry.id, userID: alice.id, changes: EntryChanges(title: "b")).title == "b")
+        }
+    }
+
     /// On a database of some size, a search for a rare term of 3 or more characters goes
     /// through the trigram indexes, and a page of the newest public entries walks the partial
     /// index in order, without a sort.
