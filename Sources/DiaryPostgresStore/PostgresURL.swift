@@ -112,12 +112,17 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The password to send: the URL's, else `PGPASSWORD`, else the first matching line of the
-    /// password file (`PGPASSFILE`, or `~/.pgpass`); nil when there is none (trust or peer auth).
+    /// password file (`PGPASSFILE`, or `~/.pgpass`, when only its owner may read it, as libpq
+    /// requires); nil when there is none (trust or peer auth).
     func password(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
         if let passwordInURL { return passwordInURL }
         if let password = environment["PGPASSWORD"], !password.isEmpty { return password }
         let file = environment["PGPASSFILE"] ?? (environment["HOME"].map { $0 + "/.pgpass" } ?? NSHomeDirectory() + "/.pgpass")
-        guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { return nil }
+        // As libpq: a password file others may read is not used (its passwords are not secret).
+        guard let permissions = (try? FileManager.default.attributesOfItem(atPath: file))?[.posixPermissions] as? Int,
+              permissions & 0o077 == 0,
+              let text = try? String(contentsOfFile: file, encoding: .utf8)
+        else { return nil }
         return Self.passwordFileLookup(text, host: host, port: port, database: database, user: user)
     }
 

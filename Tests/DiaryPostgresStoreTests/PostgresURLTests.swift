@@ -53,6 +53,7 @@ import Testing
             host:5432:db:diary:from\\:file\\\\
             *:*:*:*:fallback
             """.write(toFile: file, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
 
         let url = try PostgresURL("postgres://diary@host:5432/db")
         #expect(url.password(environment: ["PGPASSFILE": file]) == "from:file\\")
@@ -61,6 +62,9 @@ import Testing
         #expect(try PostgresURL("postgres://diary@host:5433/db").password(environment: ["PGPASSFILE": file]) == "fallback")
         #expect(url.password(environment: ["PGPASSFILE": folder.appendingPathComponent("missing").path]) == nil)
         #expect(url.password(environment: ["HOME": folder.path]) == nil)
+        // A file others may read is ignored, as libpq ignores it.
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file)
+        #expect(url.password(environment: ["PGPASSFILE": file]) == nil)
     }
 
     @Test func localhostLinesMatchTheLoopbackAddress() {
