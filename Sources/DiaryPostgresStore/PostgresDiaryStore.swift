@@ -10,7 +10,9 @@ import PostgresNIO
 ///   read (`SELECT … FOR UPDATE` on the entry, an advisory lock on an idempotency key), so no
 ///   other writer, in this process or another server, slips between a check and its change.
 ///   Reads that take more than one statement run in one REPEATABLE READ snapshot (a page and
-///   its total agree).
+///   its total agree). A statement waits at most `lockTimeout` for another's lock (then
+///   `.unavailable`, as SQLite's busy timeout); an import locks out other writers of entries
+///   while it runs, so that the ids it keeps are exactly those above every id given out.
 /// - Every writing transaction adds one to a row of `data_version` before it commits: what
 ///   `dataVersion()` reads, so that every server on the database sees every other's writes.
 /// - The schema is brought up to date by versioned migrations when a store opens, under an
