@@ -5,7 +5,8 @@ import PackageDescription
 // terminal call glibc and libmicrohttpd directly, so there is no Apple platform to declare.
 //
 // Dependency arrows point one way (CONTRIBUTING.md draws them):
-//   executables → DiaryServer, DiaryClient, DiaryBrowser → DiaryTerminal, MicroHTTPDServer, DiarySQLiteStore
+//   executables → DiaryServer, DiaryClient, DiaryBrowser → DiaryTerminal, MicroHTTPDServer, DiarySQLiteStore,
+//   DiaryPostgresStore
 //   → DiaryAPI, DiaryStore, HTTPCore, APITokens, SearchSnippets
 //   → ByteEncodings and the modules that wrap C (MicroHTTPDServer, TCPSockets, ProcessControl, Terminal).
 let package = Package(
@@ -20,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/JohnSundell/Ink", from: "0.6.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // MARK: C libraries and the modules that wrap them
@@ -65,6 +67,13 @@ let package = Package(
             dependencies: ["DiaryStore", "DiaryAPI", "SearchSnippets", .product(name: "GRDB", package: "GRDB.swift")],
             resources: [.embedInCode("schema.sql"), .embedInCode("schema-v2.sql")]
         ),
+        /// `DiaryStore` on a PostgreSQL server through postgres-nio, with blocking calls for the
+        /// server's worker threads and its schema in versioned migrations (`db/postgres/`).
+        .target(
+            name: "DiaryPostgresStore",
+            dependencies: ["DiaryStore", "DiaryAPI", "SearchSnippets", .product(name: "PostgresNIO", package: "postgres-nio")],
+            resources: [.embedInCode("postgres-v1.sql")]
+        ),
 
         // MARK: Server, client and terminal presentation
         /// Routing, handlers, cursors and the response cache, transport-free: tested in-process.
@@ -93,7 +102,8 @@ let package = Package(
 
         // MARK: Executables
         .executableTarget(name: "diary-server", dependencies: [
-            "DiaryServer", "DiarySQLiteStore", "DiaryStore", "APITokens", "MicroHTTPDServer", "ProcessControl", "SeededRandom",
+            "DiaryServer", "DiarySQLiteStore", "DiaryPostgresStore", "DiaryStore", "APITokens", "MicroHTTPDServer", "ProcessControl",
+            "SeededRandom",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(
@@ -126,11 +136,16 @@ let package = Package(
         .target(name: "StoreTestSupport", dependencies: ["DiaryStore", "DiaryAPI", "APITokens"], path: "Tests/StoreTestSupport"),
         /// The behaviour every `DiaryStore` must have, run on each engine's factory.
         .testTarget(name: "DiaryStoreConformanceTests", dependencies: [
-            "StoreTestSupport", "DiarySQLiteStore", "DiaryStore", "DiaryAPI",
+            "StoreTestSupport", "DiarySQLiteStore", "DiaryPostgresStore", "DiaryStore", "DiaryAPI",
         ]),
         /// What only the SQLite engine has: files, pragmas, query plans, group commit, migrations.
         .testTarget(name: "DiarySQLiteStoreTests", dependencies: [
             "StoreTestSupport", "DiarySQLiteStore", "DiaryStore", "DiaryAPI", "APITokens", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        /// What only the PostgreSQL engine has: URLs and passwords, migrations under concurrency,
+        /// its pool, lost connections, query plans (the server ones need DIARY_TEST_POSTGRES_URL).
+        .testTarget(name: "DiaryPostgresStoreTests", dependencies: [
+            "StoreTestSupport", "DiaryPostgresStore", "DiaryStore", "DiaryAPI", "APITokens",
         ]),
         .testTarget(name: "SearchSnippetsTests", dependencies: ["SearchSnippets", "DiaryAPI"]),
         .testTarget(name: "DiaryServerTests", dependencies: [
@@ -142,6 +157,6 @@ let package = Package(
         .testTarget(name: "DiaryTerminalTests", dependencies: ["DiaryTerminal", "DiaryAPI"]),
         .testTarget(name: "TerminalTests", dependencies: ["Terminal"]),
         .testTarget(name: "DiaryBrowserTests", dependencies: ["DiaryBrowser", "DiaryTerminal", "DiaryAPI", "Terminal"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["DiaryAPI"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["DiaryAPI", "DiaryPostgresStore"]),
     ]
 )

@@ -100,6 +100,14 @@ public protocol DiaryStore: Sendable {
     /// The response cache reads it before it builds an answer and again before it serves a kept
     /// one, so once a write has returned, no answer from before it is served. It must be cheap:
     /// every cached read asks for it.
+    ///
+    /// Only equality matters (the number need not grow by one per write), and a change without
+    /// a write costs only a rebuilt answer; a write that commits without moving it is a stale
+    /// page served. So a store shared by several processes keeps it where every writer
+    /// commits: SQLite asks the file (`PRAGMA data_version`); PostgreSQL reads the
+    /// `data_version` table that every writing transaction bumps before its COMMIT, one round
+    /// trip. A counter in the process, or a notification that may arrive after the write has
+    /// returned (LISTEN/NOTIFY), would not keep the promise across servers.
     func dataVersion() throws(StoreError) -> Int64
 }
 

@@ -32,6 +32,10 @@ struct Seed: ParsableCommand {
     }
 
     func run() throws {
+        guard !database.isPostgres else {
+            // insertEntries, the fast batched writer, is SQLite's only.
+            throw ValidationError("seed writes into an SQLite file only.")
+        }
         do {
             let store = try SQLiteDiaryStore(path: database.database)
             guard try store.diaries(viewerID: nil).isEmpty else {

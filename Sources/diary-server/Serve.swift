@@ -1,6 +1,6 @@
 import ArgumentParser
-import DiarySQLiteStore
 import DiaryServer
+import DiaryStore
 import Foundation
 import MicroHTTPDServer
 import ProcessControl
@@ -64,17 +64,18 @@ struct Serve: ParsableCommand {
     func run() throws {
         // First, before opening the store starts GRDB's queues' threads.
         MallocArenas.limit(4)
-        let store: SQLiteDiaryStore
-        do {
-            store = try SQLiteDiaryStore(path: database.database)
-        } catch {
-            FileHandle.standardError.write(Data("error: cannot open the database \(database.database): \(error)\n".utf8))
-            throw ExitCode.failure
-        }
         var configuration = HTTPServerConfiguration()
         configuration.host = host
         configuration.port = port
         if let threads { configuration.threads = threads }
+        let store: any DiaryStore
+        do {
+            // PostgreSQL: a connection for each worker thread, so that no request waits for another's.
+            store = try database.openStore(connections: configuration.threads)
+        } catch {
+            FileHandle.standardError.write(Data("error: cannot open the database \(database.displayName): \(error)\n".utf8))
+            throw ExitCode.failure
+        }
         configuration.connectionTimeout = connectionTimeout
         configuration.connectionLimit = maxConnections
         configuration.perIPConnectionLimit = maxConnectionsPerIp

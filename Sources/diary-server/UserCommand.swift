@@ -1,5 +1,4 @@
 import ArgumentParser
-import DiarySQLiteStore
 import APITokens
 import DiaryStore
 import Foundation
@@ -59,9 +58,9 @@ struct UserCommand: ParsableCommand {
 }
 
 /// Opens the store, runs `body`, and turns a store failure into one line on stderr and exit 1.
-private func withStore(_ options: DatabaseOptions, _ body: (SQLiteDiaryStore) throws(StoreError) -> Void) throws {
+private func withStore(_ options: DatabaseOptions, _ body: (any DiaryStore) throws(StoreError) -> Void) throws {
     do {
-        let store = try SQLiteDiaryStore(path: options.database)
+        let store = try options.openStore()
         try body(store)
     } catch {
         FileHandle.standardError.write(Data("error: \(error)\n".utf8))

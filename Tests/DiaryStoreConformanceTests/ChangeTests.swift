@@ -72,6 +72,28 @@ import Testing
         }
     }
 
+    /// Another server's writes move this one's version as soon as they return (its response
+    /// cache must not serve a page from before them), and its reads do not.
+    @Test(arguments: StoreFactory.all) func writesOfAnotherStoreOnTheDataMoveTheVersion(_ factory: StoreFactory) throws {
+        try withStoreUnderTest(factory) { subject in
+            let store = subject.store, other = try subject.openAnother()
+            let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
+            var version = try store.dataVersion()
+            _ = try other.entries(EntryQuery(viewerID: alice.id))
+            _ = try other.diaries()
+            #expect(try store.dataVersion() == version, "reads of another store")
+            for title in ["a", "b", "c"] {
+                let entry = try other.createEntry(userID: alice.id, diaryID: nil, title: title, body: "")
+                let seen = try store.dataVersion()
+                #expect(seen != version, "the write of \(title) through the other store")
+                #expect(try store.entry(id: entry.id) == entry)
+                version = seen
+            }
+            try other.deleteEntry(id: 1, userID: alice.id)
+            #expect(try store.dataVersion() != version, "a delete through the other store")
+        }
+    }
+
     /// The secret that signs cursors is made with the data and kept: the same for every call
     /// and every store on the data, and another for other data.
     @Test(arguments: StoreFactory.all) func theCursorSecretIsKeptWithTheData(_ factory: StoreFactory) throws {

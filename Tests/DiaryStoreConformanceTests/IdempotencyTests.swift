@@ -117,7 +117,7 @@ import Testing
         try withStore(factory) { store, _ in
             let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
             let outcomes = Mutex<[Result<Created<Entry>, StoreError>]>([])
-            DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            onThreads(8) { _ in
                 let outcome = Result { () throws(StoreError) in try create(store, alice.id, key) }
                 outcomes.withLock { $0.append(outcome) }
             }

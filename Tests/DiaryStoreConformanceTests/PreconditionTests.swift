@@ -76,6 +76,38 @@ import Testing
         }
     }
 
+    /// The same race, made certain to overlap: each precondition, once asked, waits (up to
+    /// half a second) for another writer's precondition to be asked too. A store that checks
+    /// inside the write's lock lets no second one in meanwhile, so every wait times out and one
+    /// writer wins; a store that checks before locking asks several at once, and they all win.
+    @Test(arguments: StoreFactory.all) func aSlowPreconditionStillLetsOneWriterWin(_ factory: StoreFactory) throws {
+        try withStoreUnderTest(factory) { subject in
+            let stores = [subject.store, try subject.openAnother()]
+            let alice = try stores[0].createUser(name: "alice", tokenHash: newTokenHash())
+            let entry = try stores[0].createEntry(userID: alice.id, diaryID: nil, title: "v0", body: "")
+            let asked = Arrivals()
+            let outcomes = Mutex<[StoreError.Kind?]>([])
+            // Threads of their own: concurrentPerform may run its iterations one after another
+            // when the pool's threads are taken (by the parallel test runner).
+            onThreads(4) { index in
+                do throws(StoreError) {
+                    _ = try stores[index % 2].updateEntry(
+                        id: entry.id, userID: alice.id, changes: EntryChanges(title: "v\(index + 1)"), precondition: { current in
+                            asked.arriveAndWaitForAnother(timeout: 0.5)
+                            return current.title == "v0"
+                        }
+                    )
+                    outcomes.withLock { $0.append(nil) }
+                } catch {
+                    outcomes.withLock { $0.append(error.kind) }
+                }
+            }
+            let kinds = outcomes.withLock { $0 }
+            #expect(kinds.filter { $0 == nil }.count == 1, "\(kinds)")
+            #expect(kinds.filter { $0 == .preconditionFailed }.count == 3, "\(kinds)")
+        }
+    }
+
     /// Writers that all read the same version and send it as `If-Match`: one wins, the others
     /// are refused. A check outside the write's transaction would let several through.
     @Test(arguments: StoreFactory.all) func oneOfConcurrentConditionalUpdatesWins(_ factory: StoreFactory) throws {
@@ -84,7 +116,7 @@ import Testing
             let alice = try stores[0].createUser(name: "alice", tokenHash: newTokenHash())
             let entry = try stores[0].createEntry(userID: alice.id, diaryID: nil, title: "v0", body: "")
             let outcomes = Mutex<[StoreError.Kind?]>([])
-            DispatchQueue.concurrentPerform(iterations: 8) { index in
+            onThreads(8) { index in
                 do throws(StoreError) {
                     _ = try stores[index % 2].updateEntry(
                         id: entry.id, userID: alice.id, changes: EntryChanges(title: "v\(index + 1)"), precondition: { $0.title == "v0" }
@@ -100,4 +132,38 @@ import Testing
             #expect(try stores[0].entry(id: entry.id)?.title != "v0")
         }
     }
+}
+
+/// Callers that each wait, up to a deadline, for one more caller to arrive after them.
+final class Arrivals: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var count = 0
+
+    /// Counts this arrival, then waits until another comes or `timeout` passes; true when one came.
+    @discardableResult
+    func arriveAndWaitForAnother(timeout: TimeInterval) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        count += 1
+        let mine = count
+        condition.broadcast()
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while count == mine {
+            if !condition.wait(until: deadline) { return count != mine }
+        }
+        return true
+    }
+}
+
+/// Runs `body(0)`, `body(1)`, … each on a thread of its own, all at once, and returns when all have.
+func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    let group = DispatchGroup()
+    for index in 0..<count {
+        group.enter()
+        Thread {
+            body(index)
+            group.leave()
+        }.start()
+    }
+    group.wait()
 }

@@ -43,6 +43,41 @@ import Testing
         }
     }
 
+    /// Case folding is what SQLite's store does, and so every store's: a term of 3 or more
+    /// characters matches whatever the case of its letters, non-ASCII ones too (FTS5's trigram
+    /// tokenizer folds them); a shorter one folds A-Z only (SQLite's lower()).
+    @Test(arguments: StoreFactory.all) func caseFoldingDependsOnTheTermsLength(_ factory: StoreFactory) throws {
+        try withStore(factory) { store, clock in
+            _ = try seed(store, clock, [("Ünïcødé", "ÉCOLE Straße", []), ("plain", "ABC def", [])])
+            #expect(try titles(store, EntryFilter(query: "ünï")) == ["Ünïcødé"])
+            #expect(try titles(store, EntryFilter(query: "école")) == ["Ünïcødé"])
+            #expect(try titles(store, EntryFilter(query: "STRASSE")) == [], "no full case folding: ß is not ss")
+            #expect(try titles(store, EntryFilter(query: "abc DEF", order: .newest)) == ["plain"])
+            #expect(try titles(store, EntryFilter(query: "Éc")) == ["Ünïcødé"], "ASCII folded, É as written")
+            #expect(try titles(store, EntryFilter(query: "éc")) == [], "a short term folds ASCII letters only")
+            #expect(try titles(store, EntryFilter(query: "dé")) == ["Ünïcødé"])
+        }
+    }
+
+    /// LIKE's and FTS5's special characters in a term are only text.
+    @Test(arguments: StoreFactory.all) func specialCharactersInATermAreText(_ factory: StoreFactory) throws {
+        try withStore(factory) { store, clock in
+            _ = try seed(store, clock, [
+                ("percent", "a 100% sure thing", []), ("digits", "about 5000 of them", []), ("underscore", "snake_case names", []),
+                ("backslash", #"C:\path\to"#, []),
+            ])
+            #expect(try titles(store, EntryFilter(query: "00%")) == ["percent"])
+            #expect(try titles(store, EntryFilter(query: "0%")) == ["percent"])
+            #expect(try titles(store, EntryFilter(query: "e_c")) == ["underscore"])
+            #expect(try titles(store, EntryFilter(query: "s_")) == [])
+            #expect(try titles(store, EntryFilter(query: #"\pa"#)) == ["backslash"])
+            #expect(try titles(store, EntryFilter(query: #"\"#)) == ["backslash"])
+            #expect(try titles(store, EntryFilter(query: "%")) == ["percent"])
+            #expect(try titles(store, EntryFilter(query: "___")) == [])
+            #expect(try titles(store, EntryFilter(query: "a\0b")) == [])
+        }
+    }
+
     @Test(arguments: StoreFactory.all) func marksTheMatchInASnippet(_ factory: StoreFactory) throws {
         try withStore(factory) { store, clock in
             _ = try seed(store, clock, corpus + [("Long", String(repeating: "x", count: 100) + " the needle " + String(repeating: "y", count: 100), [])])

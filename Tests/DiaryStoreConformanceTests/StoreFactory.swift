@@ -1,3 +1,4 @@
+import DiaryPostgresStore
 import DiarySQLiteStore
 import DiaryStore
 import Foundation
@@ -16,7 +17,9 @@ struct StoreFactory: Sendable, CustomTestStringConvertible {
 
     var testDescription: String { name }
 
-    static let all: [StoreFactory] = [.sqlite]
+    /// SQLite always; PostgreSQL when `DIARY_TEST_POSTGRES_URL` names a server
+    /// (`scripts/postgres` starts a throwaway one and prints it).
+    static let all: [StoreFactory] = [.sqlite] + (postgres.map { [$0] } ?? [])
 
     /// A real SQLite file in a temporary folder.
     static let sqlite = StoreFactory(name: "SQLite") { clock in
@@ -39,6 +42,45 @@ struct StoreFactory: Sendable, CustomTestStringConvertible {
             }
         )
     }
+}
+
+extension StoreFactory {
+    /// A new database on the server `DIARY_TEST_POSTGRES_URL` names (its path is the database
+    /// to connect to while creating and dropping: `postgres`), dropped when the test ends.
+    static let postgres: StoreFactory? = {
+        guard let text = ProcessInfo.processInfo.environment["DIARY_TEST_POSTGRES_URL"], !text.isEmpty else { return nil }
+        guard let server = try? PostgresURL(text) else {
+            fatalError("DIARY_TEST_POSTGRES_URL is not a postgres:// URL")
+        }
+        return StoreFactory(name: "PostgreSQL") { clock in
+            let name = "diary_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+            try PostgresDiaryStore.createDatabase(named: name, on: server)
+            let url = server.withDatabase(name)
+            let store: PostgresDiaryStore
+            do {
+                store = try PostgresDiaryStore(url: url, poolSize: 4, clock: { clock.now })
+            } catch {
+                try? PostgresDiaryStore.dropDatabase(named: name, on: server)
+                throw error
+            }
+            let others = Mutex<[PostgresDiaryStore]>([])
+            return StoreUnderTest(
+                store: store,
+                openAnother: {
+                    let other = try PostgresDiaryStore(url: url, poolSize: 4, clock: { clock.now })
+                    others.withLock { $0.append(other) }
+                    return other
+                },
+                finish: { () throws in
+                    defer { try? PostgresDiaryStore.dropDatabase(named: name, on: server) }
+                    for other in others.withLock({ $0 }) { other.close() }
+                    #expect(try store.consistencyCheck() == "ok")
+                    #expect(try store.appliedMigrations() == PostgresDiaryStore.schemaVersions)
+                    store.close()
+                }
+            )
+        }
+    }()
 }
 
 /// A store made for one test, and what only its engine knows how to do.

@@ -27,6 +27,14 @@ final class ServerProcess: @unchecked Sendable {
         try start()
     }
 
+    /// A server on a database it is given, not made for it: a PostgreSQL URL several servers share.
+    init(database: String, extraArguments: [String] = []) throws {
+        directory = FileManager.default.temporaryDirectory
+        self.database = database
+        ownsDirectory = false
+        try start(extraArguments: extraArguments)
+    }
+
     /// Starts the server on the same database (again, after a stop) and waits for its ready line.
     func start(extraArguments: [String] = []) throws {
         let process = Process()

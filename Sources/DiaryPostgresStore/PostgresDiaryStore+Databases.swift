@@ -1,0 +1,73 @@
+import DiaryAPI
+import DiaryStore
+import Foundation
+import PostgresNIO
+
+/// Making and removing whole databases on a server: for tests (a fresh database each) and for
+/// setting up a server. The URL names the database to connect to while doing it (`postgres`).
+extension PostgresDiaryStore {
+    /// Creates an empty UTF-8 database with the C.UTF-8 locale (what search's case folding
+    /// assumes), owned by the URL's user.
+    public static func createDatabase(named name: String, on serverURL: PostgresURL) throws(StoreError) {
+        try withAdminConnection(serverURL, subject: "new database \(name)") { session in
+            try session.execute(
+                "CREATE DATABASE \(quotedIdentifier(name)) TEMPLATE template0 ENCODING 'UTF8' LOCALE 'C.UTF-8'"
+            )
+        }
+    }
+
+    /// Drops the database, closing any connection still open to it.
+    public static func dropDatabase(named name: String, on serverURL: PostgresURL) throws(StoreError) {
+        try withAdminConnection(serverURL, subject: "database \(name)") { session in
+            try session.execute("DROP DATABASE IF EXISTS \(quotedIdentifier(name)) WITH (FORCE)")
+        }
+    }
+
+    /// A name as an SQL identifier, quoted: whatever it holds, it stays one name.
+    static func quotedIdentifier(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    static func withAdminConnection(_ url: PostgresURL, subject: String, _ body: (SQLSession) throws -> Void) throws(StoreError) {
+        do {
+            let connection = try PostgresConnection.connect(
+                on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration(url), id: 0, logger: logger
+            ).wait()
+            defer { try? connection.close().wait() }
+            try body(SQLSession(connection: connection, logger: logger))
+        } catch {
+            throw StoreError(error, subject: .operation(subject))
+        }
+    }
+}
+
+// MARK: - Diagnostics
+
+extension PostgresDiaryStore {
+    /// The plan PostgreSQL makes for the page query of `query`, after `SET LOCAL` of each of
+    /// `settings` (such as `enable_seqscan = off`): for tests.
+    func queryPlan(for query: EntryQuery, settings: [String] = []) throws(StoreError) -> String {
+        let sql = PostgresEntrySQL(query)
+        return try read(.operation("query plan")) { session in
+            for setting in settings { try session.execute("SET LOCAL \(setting)") }
+            return try session.query("EXPLAIN \(sql.select)", sql.selectArguments)
+                .map { try $0.decode(String.self, context: .default) }.joined(separator: "\n")
+        }
+    }
+
+    /// Ends every connection to the database `name`, from a connection to `serverURL`: for tests.
+    static func terminateConnections(to name: String, on serverURL: PostgresURL) throws(StoreError) {
+        try withAdminConnection(serverURL, subject: "connections to \(name)") { session in
+            try session.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", [name])
+        }
+    }
+
+    /// How many server processes serve connections to the database `name`: for tests.
+    static func connectionCount(to name: String, on serverURL: PostgresURL) throws(StoreError) -> Int {
+        var count = 0
+        try withAdminConnection(serverURL, subject: "connections to \(name)") { session in
+            count = try session.one((Int).self, "SELECT count(*) FROM pg_stat_activity WHERE datname = $1", [name]) ?? 0
+        }
+        return count
+    }
+}

@@ -1,0 +1,188 @@
+import DiaryAPI
+import DiaryStore
+import Foundation
+import PostgresNIO
+
+extension PostgresDiaryStore {
+    public func entry(id: Int64, viewerID: Int64?) throws(StoreError) -> Entry? {
+        try statement(.entry(id)) { session in
+            // A private entry exists for its owner only.
+            try session.query(
+                "\(Self.entryColumns) WHERE e.entry_id = $1 AND (e.visibility <> 'private' OR d.user_id = $2)", [id, viewerID]
+            ).first.map(Self.entry(from:))
+        }
+    }
+
+    public func lastModified(diaryID: Int64?, viewerID: Int64?) throws(StoreError) -> Date? {
+        try statement(diaryID.map { .diary($0) } ?? .operation("diaries")) { session in
+            let seen = "CASE WHEN user_id = $1 THEN updated ELSE public_updated END"
+            if let diaryID {
+                return try session.one((Date).self, "SELECT \(seen) FROM diaries WHERE diary_id = $2", [viewerID, diaryID])
+            }
+            // One row, NULL when there is no diary at all.
+            return try session.one((Date?).self, "SELECT max(\(seen)) FROM diaries", [viewerID]) ?? nil
+        }
+    }
+
+    public func createEntry(
+        userID: Int64, diaryID: Int64?, title: String, body: String, tags: [String], created: Date?, visibility: Visibility?,
+        idempotency: IdempotencyKey?
+    ) throws(StoreError) -> Created<Entry> {
+        let subject = diaryID.map { "new entry in diary \($0)" } ?? "new entry of user \(userID)"
+        return try write(.operation(subject)) { session in
+            let now = now()
+            if let idempotency, let earlier = try Self.resourceCreated(session, by: idempotency, userID: userID, resource: .entry, now: now) {
+                guard let entry = try Self.fetchEntry(session, id: earlier) else {
+                    throw StoreError(.notFound, .createdByKey(.entry(earlier)))
+                }
+                return Created(entry, replayed: true)
+            }
+            let diary = try Self.diaryForNewEntry(session, userID: userID, diaryID: diaryID, now: now)
+            let visibility = visibility ?? diary.defaultVisibility
+            let created = created.map(Self.wholeSeconds) ?? now
+            guard let id = try session.one((Int64).self, """
+                INSERT INTO entries (diary_id, title, body, created, updated, visibility) VALUES ($1, $2, $3, $4, $5, $6) RETURNING entry_id
+                """, [diary.id, title, body, created, now, visibility.rawValue])
+            else { throw StoreError(.unavailable, .operation(subject), detail: "INSERT returned no id") }
+            try Self.setTags(session, entryID: id, tags: tags, replacing: false)
+            try Self.touchDiary(session, id: diary.id, now: now, publicly: visibility == .public)
+            if let idempotency {
+                try Self.record(idempotency, userID: userID, resource: .entry, id: id, session, now: now)
+            }
+            return Created(Entry(
+                id: id, diaryID: diary.id, author: diary.author, title: title, body: body, created: created, updated: now,
+                tags: tags.sorted(), visibility: visibility
+            ))
+        }
+    }
+
+    public func updateEntry(id: Int64, userID: Int64, changes: EntryChanges, precondition: EntryPrecondition?) throws(StoreError) -> Entry {
+        try write(.entry(id)) { session in
+            let stored = try Self.lockEntry(session, entryID: id, userID: userID)
+            try Self.check(precondition, entryID: id, session)
+            let now = now()
+            try session.execute("""
+                UPDATE entries SET title = coalesce($1, title), body = coalesce($2, body), visibility = coalesce($3, visibility),
+                created = coalesce($4, created), updated = $5 WHERE entry_id = $6
+                """, [changes.title, changes.body, changes.visibility?.rawValue, changes.created.map(Self.wholeSeconds), now, id])
+            if let tags = changes.tags { try Self.setTags(session, entryID: id, tags: tags, replacing: true) }
+            let publicly = stored.visibility == .public || changes.visibility == .public
+            try Self.touchDiary(session, id: stored.diaryID, now: now, publicly: publicly)
+            guard let entry = try Self.fetchEntry(session, id: id) else {
+                throw StoreError(.notFound, .entry(id))  // Unreachable: locked above, same transaction.
+            }
+            return entry
+        }
+    }
+
+    public func deleteEntry(id: Int64, userID: Int64, precondition: EntryPrecondition?) throws(StoreError) {
+        try write(.entry(id)) { session in
+            let stored = try Self.lockEntry(session, entryID: id, userID: userID)
+            try Self.check(precondition, entryID: id, session)
+            try session.execute("DELETE FROM entries WHERE entry_id = $1", [id])
+            try Self.touchDiary(session, id: stored.diaryID, now: now(), publicly: stored.visibility == .public)
+        }
+    }
+}
+
+// MARK: - Rows
+
+extension PostgresDiaryStore {
+    /// An entry's columns with its author (the name of its diary's owner) and its tags.
+    static let entrySelectList = """
+        SELECT e.entry_id, e.diary_id, u.name, e.title, e.body, e.created, e.updated,
+        ARRAY(SELECT t.tag FROM entry_tags t WHERE t.entry_id = e.entry_id), e.visibility
+        """
+
+    /// What joins an entry `e` to its diary `d` and author `u`.
+    static let entryJoins = "JOIN diaries d ON d.diary_id = e.diary_id JOIN users u ON u.user_id = d.user_id"
+
+    /// An entry with its author and tags.
+    static let entryColumns = "\(entrySelectList) FROM entries e \(entryJoins)"
+
+    static func entry(from row: PostgresRow) throws -> Entry {
+        let (id, diaryID, author, title, body, created, updated, tags, visibility) = try row.decode(
+            (Int64, Int64, String, String, String, Date, Date, [String], String).self, context: .default
+        )
+        return Entry(
+            id: id, diaryID: diaryID, author: author, title: title, body: body, created: created, updated: updated,
+            // Sorted here, as SQLite's store does, rather than by the database's collation.
+            tags: tags.sorted(), visibility: try Self.visibility(visibility, column: "entries.visibility")
+        )
+    }
+
+    static func fetchEntry(_ session: SQLSession, id: Int64) throws -> Entry? {
+        try session.query("\(entryColumns) WHERE e.entry_id = $1", [id]).first.map(entry(from:))
+    }
+
+    /// Writes an entry's tags, replacing the ones it had when `replacing`.
+    static func setTags(_ session: SQLSession, entryID: Int64, tags: [String], replacing: Bool) throws {
+        if replacing {
+            try session.execute("DELETE FROM entry_tags WHERE entry_id = $1", [entryID])
+        }
+        guard !tags.isEmpty else { return }
+        try session.execute(
+            "INSERT INTO entry_tags (entry_id, tag) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING", [entryID, tags]
+        )
+    }
+
+    /// The diary an entry of `userID` goes to, with the user's name and the diary's default
+    /// visibility: `diaryID` when it is theirs, or when nil their first diary, created when they have none.
+    static func diaryForNewEntry(
+        _ session: SQLSession, userID: Int64, diaryID: Int64?, now: Date
+    ) throws -> (id: Int64, author: String, defaultVisibility: Visibility) {
+        if let diaryID {
+            guard let owner = try diaryOwner(session, diaryID: diaryID) else {
+                throw StoreError(.notFound, .diary(diaryID))
+            }
+            guard owner.id == userID else {
+                throw StoreError(.forbidden, .diary(diaryID))
+            }
+            return (diaryID, owner.name, owner.defaultVisibility)
+        }
+        func firstDiary() throws -> (Int64, String)? {
+            try session.one((Int64, String).self, """
+                SELECT diary_id, default_visibility FROM diaries WHERE user_id = $1 ORDER BY diary_id LIMIT 1
+                """, [userID])
+        }
+        // The user's row is locked only when they have no diary, so that two first entries
+        // written at once make one first diary, not two.
+        guard let name = try userName(session, id: userID) else {
+            throw StoreError(.notFound, .user(userID))
+        }
+        if let (id, text) = try firstDiary() {
+            return (id, name, try visibility(text, column: "diaries.default_visibility"))
+        }
+        try session.execute("SELECT 1 FROM users WHERE user_id = $1 FOR UPDATE", [userID])
+        if let (id, text) = try firstDiary() {
+            return (id, name, try visibility(text, column: "diaries.default_visibility"))
+        }
+        return (try insertDiary(session, ownerID: userID, title: firstDiaryTitle(of: name), defaultVisibility: .public, now: now), name, .public)
+    }
+
+    /// Throws `.preconditionFailed` unless `precondition` (if any) holds for the entry as stored.
+    static func check(_ precondition: EntryPrecondition?, entryID: Int64, _ session: SQLSession) throws {
+        guard let precondition else { return }
+        guard let entry = try fetchEntry(session, id: entryID), precondition(entry) else {
+            throw StoreError(.preconditionFailed, .entry(entryID))
+        }
+    }
+
+    /// Locks the entry's row for the rest of the transaction (a concurrent update or delete of
+    /// it waits, then sees this one's result), and answers its diary and visibility when
+    /// `userID` owns it. Otherwise `.forbidden`, or `.notFound` when there is no such entry or
+    /// it is private: to anyone but its owner a private entry does not exist.
+    static func lockEntry(_ session: SQLSession, entryID: Int64, userID: Int64) throws -> (diaryID: Int64, visibility: Visibility) {
+        guard let (diaryID, ownerID, text) = try session.one((Int64, Int64, String).self, """
+            SELECT e.diary_id, d.user_id, e.visibility FROM entries e JOIN diaries d ON d.diary_id = e.diary_id
+            WHERE e.entry_id = $1 FOR UPDATE OF e
+            """, [entryID]) else {
+            throw StoreError(.notFound, .entry(entryID))
+        }
+        let visibility = try visibility(text, column: "entries.visibility")
+        guard ownerID == userID else {
+            throw StoreError(visibility == .private ? .notFound : .forbidden, .entry(entryID))
+        }
+        return (diaryID, visibility)
+    }
+}

@@ -1,0 +1,74 @@
+import DiaryStore
+import Foundation
+import PostgresNIO
+
+/// One step of the schema's history: applied once, in order, in the transaction that records it.
+struct Migration: Sendable {
+    var version: Int
+    var name: String
+    /// The SQL file, statement by statement.
+    var sql: String
+    /// What the step does besides its SQL, in the same transaction.
+    var after: @Sendable (SQLSession) throws -> Void = { _ in }
+}
+
+extension PostgresDiaryStore {
+    /// The schema's history: version 1 is `db/postgres/postgres-v1.sql`, embedded in the binary
+    /// at build time. A later change is a new file and a new entry here; a shipped one is never edited.
+    static let migrations: [Migration] = [
+        Migration(version: 1, name: "users, diaries, entries, tags, keys, settings, data version",
+                  sql: String(decoding: PackageResources.postgres_v1_sql, as: UTF8.self)) { session in
+            // The secret that signs paging cursors: 32 bytes of the system's CSPRNG (getrandom).
+            var generator = SystemRandomNumberGenerator()
+            let secret = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+            try session.execute(
+                "INSERT INTO settings (name, value) VALUES ('cursor_secret', $1)", [ByteBuffer(bytes: secret)]
+            )
+        },
+    ]
+
+    /// Applies every migration the database lacks, in one transaction under an advisory lock:
+    /// a second server starting at the same time waits for the first, then finds the schema
+    /// up to date. A database with a migration this build does not know (a newer server's) is
+    /// left alone and opened as it is.
+    static func migrate(_ session: SQLSession) throws {
+        try inTransaction(session, begin: "BEGIN") {
+            // Another server's migration may take longer than the lock timeout of ordinary writes.
+            try session.execute("SET LOCAL lock_timeout = '10min'")
+            try session.execute("SELECT pg_advisory_xact_lock($1)", [migrationLock])
+            // Quiet: "relation already exists, skipping" is a notice, not news.
+            try session.execute("SET LOCAL client_min_messages = warning")
+            try session.execute("""
+                CREATE TABLE IF NOT EXISTS schema_migrations (
+                    version integer PRIMARY KEY,
+                    name    text NOT NULL,
+                    applied timestamptz NOT NULL DEFAULT now()
+                )
+                """)
+            let applied = Set(try session.query("SELECT version FROM schema_migrations").map { row in
+                try row.decode(Int.self, context: .default)
+            })
+            for migration in migrations where !applied.contains(migration.version) {
+                for statement in SQLScript.statements(migration.sql) {
+                    try session.execute(statement)
+                }
+                try migration.after(session)
+                try session.execute(
+                    "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", [migration.version, migration.name]
+                )
+            }
+        }
+    }
+
+    /// Every migration's version, in order: what `appliedMigrations()` answers once a store opened.
+    public static var schemaVersions: [Int] { migrations.map(\.version) }
+
+    /// The versions recorded in `schema_migrations`, in order: for tests.
+    public func appliedMigrations() throws(StoreError) -> [Int] {
+        try statement(.operation("schema migrations")) { session in
+            try session.query("SELECT version FROM schema_migrations ORDER BY version").map { row in
+                try row.decode(Int.self, context: .default)
+            }
+        }
+    }
+}

@@ -1,0 +1,269 @@
+import DiaryAPI
+import DiaryStore
+import Foundation
+import PostgresNIO
+
+/// `DiaryStore` on a PostgreSQL database (15 or later), through postgres-nio.
+///
+/// - Every protocol method is one transaction on one pooled connection, run on the caller's
+///   thread (see `ConnectionPool`). Writes run at READ COMMITTED and lock what their checks
+///   read (`SELECT … FOR UPDATE` on the entry, an advisory lock on an idempotency key), so no
+///   other writer, in this process or another server, slips between a check and its change.
+///   Reads that take more than one statement run in one REPEATABLE READ snapshot (a page and
+///   its total agree). A statement waits at most `lockTimeout` for another's lock (then
+///   `.unavailable`, as SQLite's busy timeout); an import locks out other writers of entries
+///   while it runs, so that the ids it keeps are exactly those above every id given out.
+/// - Every writing transaction adds one to a row of `data_version` before it commits: what
+///   `dataVersion()` reads, so that every server on the database sees every other's writes.
+/// - The schema is brought up to date by versioned migrations when a store opens, under an
+///   advisory lock, so that servers starting together apply each migration once.
+public final class PostgresDiaryStore: DiaryStore {
+    /// The advisory lock (one bigint key) held by the transaction that migrates the schema.
+    static let migrationLock: Int64 = 0x4469_6172_7901  // "Diary", 1
+    /// The first key (of two int4 keys) of the advisory locks on idempotency keys.
+    static let idempotencyLockClass: Int32 = 0x4469_6172  // "Diar"
+    /// How long a statement waits, by default, for a lock another transaction holds before it fails.
+    public static let defaultLockTimeout: TimeInterval = 5
+    /// How many times a write that lost a deadlock is tried again.
+    static let deadlockRetries = 3
+
+    let pool: ConnectionPool
+    let clock: @Sendable () -> Date
+    /// The database, without its password: what errors and logs name.
+    public let url: PostgresURL
+
+    /// Opens a pool of up to `poolSize` connections to the database at `url` and brings its
+    /// schema up to date.
+    ///
+    /// - parameter poolSize: the most connections open at once: as many as threads call the store at once.
+    /// - parameter lockTimeout: how long a statement waits for a lock another transaction holds
+    ///   (a row another writer changes, an import) before the call fails with `.unavailable`,
+    ///   as SQLite's busy timeout.
+    /// - parameter clock: the time of new and changed rows (tests pass a fixed one).
+    /// - throws: `.unavailable` when the server cannot be reached, refuses the login, or the
+    ///   schema cannot be migrated. The message never holds the password.
+    public init(
+        url: PostgresURL, poolSize: Int = 8, lockTimeout: TimeInterval = defaultLockTimeout,
+        clock: @escaping @Sendable () -> Date = Date.init
+    ) throws(StoreError) {
+        self.url = url
+        self.clock = clock
+        let subject = StoreError.Subject.operation("database \(url)")
+        do {
+            pool = ConnectionPool(
+                configuration: try Self.configuration(url, lockTimeout: lockTimeout), maximumCount: poolSize,
+                eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: Self.logger
+            )
+        } catch {
+            throw StoreError(error, subject: subject)
+        }
+        do {
+            try pool.withConnection { connection, _ in
+                try Self.migrate(SQLSession(connection: connection, logger: Self.logger))
+            }
+        } catch {
+            pool.close()
+            throw StoreError(error, subject: subject)
+        }
+    }
+
+    /// Opens the database at a `postgres://` or `postgresql://` URL.
+    public convenience init(url text: String, poolSize: Int = 8, clock: @escaping @Sendable () -> Date = Date.init) throws(StoreError) {
+        let url: PostgresURL
+        do {
+            url = try PostgresURL(text)
+        } catch {
+            throw StoreError(.unavailable, .operation("database URL"), detail: error.description)
+        }
+        try self.init(url: url, poolSize: poolSize, clock: clock)
+    }
+
+    /// Closes every connection. Any later call throws `.unavailable`.
+    public func close() {
+        pool.close()
+    }
+
+    deinit {
+        pool.close()
+    }
+
+    public func dataVersion() throws(StoreError) -> Int64 {
+        try statement(.operation("data version")) { session in
+            try session.one((Int64).self, "SELECT sum(version)::bigint FROM data_version") ?? 0
+        }
+    }
+
+    /// "ok", or one line per diary whose kept counts disagree with its entries: for tests and
+    /// maintenance, as SQLite's `integrityCheck()`.
+    public func consistencyCheck() throws(StoreError) -> String {
+        try read(.operation("consistency check")) { session in
+            let rows = try session.query("""
+                SELECT d.diary_id, d.entry_count, d.public_count, count(e.entry_id)::integer,
+                count(e.entry_id) FILTER (WHERE e.visibility = 'public')::integer
+                FROM diaries d LEFT JOIN entries e ON e.diary_id = d.diary_id
+                GROUP BY d.diary_id HAVING d.entry_count <> count(e.entry_id)
+                OR d.public_count <> count(e.entry_id) FILTER (WHERE e.visibility = 'public')
+                ORDER BY d.diary_id
+                """)
+            let problems = try rows.map { row in
+                let (id, kept, keptPublic, counted, countedPublic) = try row.decode((Int64, Int, Int, Int, Int).self, context: .default)
+                return "diary \(id): entry_count \(kept), public_count \(keptPublic); counted \(counted), \(countedPublic) public"
+            }
+            return problems.isEmpty ? "ok" : problems.joined(separator: "\n")
+        }
+    }
+}
+
+// MARK: - Opening
+
+extension PostgresDiaryStore {
+    /// The store logs nothing of its own: errors reach the caller as `StoreError`s. postgres-nio
+    /// logs below `.critical` only, and its debug lines may hold SQL: this logger drops them.
+    static let logger: Logger = {
+        var logger = Logger(label: "diary.postgres")
+        logger.logLevel = .critical
+        return logger
+    }()
+
+    static func configuration(_ url: PostgresURL, lockTimeout: TimeInterval = defaultLockTimeout) throws -> PostgresConnection.Configuration {
+        let tls: PostgresConnection.Configuration.TLS
+        switch url.tlsMode {
+        case .disable: tls = .disable
+        case .prefer: tls = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        case .require: tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        }
+        var configuration = PostgresConnection.Configuration(
+            host: url.host, port: url.port, username: url.user, password: url.password(), database: url.database, tls: tls
+        )
+        configuration.options.connectTimeout = .seconds(10)
+        // As SQLite's busy timeout: a write that waits longer for another's lock fails
+        // (.unavailable) rather than holding its worker thread for as long as the other takes.
+        configuration.options.additionalStartupParameters = [
+            ("lock_timeout", "\(max(Int(lockTimeout * 1000), 1))ms"), ("application_name", "diary"),
+        ]
+        return configuration
+    }
+}
+
+// MARK: - Transactions
+
+extension PostgresDiaryStore {
+    /// Runs `updates` in a READ COMMITTED transaction that adds one to a `data_version` row
+    /// before it commits; it returns once the commit is acknowledged. Any error rolls back
+    /// everything and is thrown as a `StoreError` about `subject`. A transaction the server
+    /// chose as a deadlock's victim is run again (nothing of it was kept).
+    func write<T>(_ subject: @autoclosure () -> StoreError.Subject, _ updates: (SQLSession) throws -> T) throws(StoreError) -> T {
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                return try withSession { session in
+                    try Self.inTransaction(session, begin: "BEGIN") {
+                        let result = try updates(session)
+                        try session.execute(
+                            "UPDATE data_version SET version = version + 1 WHERE slot = $1", [Int16.random(in: 0...15)]
+                        )
+                        return result
+                    }
+                }
+            } catch let error as PSQLError where Self.isRetryable(error) && attempt <= Self.deadlockRetries {
+                continue
+            } catch {
+                throw StoreError(error, subject: subject())
+            }
+        }
+    }
+
+    /// Runs `value` in one read-only snapshot: every statement sees the same committed state.
+    func read<T>(_ subject: @autoclosure () -> StoreError.Subject, _ value: (SQLSession) throws -> T) throws(StoreError) -> T {
+        do {
+            return try withSession { session in
+                try Self.inTransaction(session, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") {
+                    try value(session)
+                }
+            }
+        } catch {
+            throw StoreError(error, subject: subject())
+        }
+    }
+
+    /// Runs a read of one statement, which is its own transaction and snapshot: no BEGIN and
+    /// COMMIT to wait for.
+    func statement<T>(_ subject: @autoclosure () -> StoreError.Subject, _ value: (SQLSession) throws -> T) throws(StoreError) -> T {
+        do {
+            return try withSession(value)
+        } catch {
+            throw StoreError(error, subject: subject())
+        }
+    }
+
+    /// Runs `body` on a pooled connection. When a reused connection turns out to be gone (the
+    /// server restarted, or ended it while it sat idle, and the pool had not noticed yet),
+    /// `body` runs again on another: the server rolled back whatever the lost connection had
+    /// begun. Not when the loss came with COMMIT (`CommitOutcomeUnknown`): that write may have
+    /// been kept.
+    func withSession<T>(_ body: (SQLSession) throws -> T) throws -> T {
+        var attempts = 0
+        while true {
+            attempts += 1
+            var reused = false
+            do {
+                return try pool.withConnection { connection, isNew in
+                    reused = !isNew
+                    return try body(SQLSession(connection: connection, logger: Self.logger))
+                }
+            } catch let error as PSQLError where reused && Self.isConnectionLost(error) && attempts <= pool.maximumCount {
+                continue
+            }
+        }
+    }
+
+    static func inTransaction<T>(_ session: SQLSession, begin: String, _ body: () throws -> T) throws -> T {
+        try session.execute(begin)
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            // A connection that cannot roll back is closed, and so not reused.
+            if (try? session.execute("ROLLBACK")) == nil {
+                try? session.connection.close().wait()
+            }
+            throw error
+        }
+        do {
+            try session.execute("COMMIT")
+        } catch let error as PSQLError where isConnectionLost(error) {
+            throw CommitOutcomeUnknown()
+        }
+        return result
+    }
+
+    /// The connection broke below SQL: closed by the server or the network, not an error of a statement.
+    static func isConnectionLost(_ error: PSQLError) -> Bool {
+        switch error.code {
+        case .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .connectionError: true
+        default: error.serverInfo?[.sqlState].map { $0.hasPrefix("08") || $0.hasPrefix("57P") } ?? false
+        }
+    }
+
+    /// The connection was lost while COMMIT was under way: the server may have kept the write or not.
+    struct CommitOutcomeUnknown: Error, CustomStringConvertible {
+        var description: String { "the connection was lost during COMMIT: the change may or may not have been kept" }
+    }
+
+    /// A deadlock victim or a serialization failure: the transaction did nothing and may be run again.
+    static func isRetryable(_ error: PSQLError) -> Bool {
+        guard let state = error.serverInfo?[.sqlState] else { return false }
+        return state == "40P01" || state == "40001"
+    }
+
+    /// The clock's time, as stored: whole seconds.
+    func now() -> Date {
+        Self.wholeSeconds(clock())
+    }
+
+    /// A date as the store keeps it: whole seconds.
+    static func wholeSeconds(_ date: Date) -> Date {
+        Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))
+    }
+}

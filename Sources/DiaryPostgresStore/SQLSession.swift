@@ -1,0 +1,110 @@
+import Foundation
+import PostgresNIO
+
+/// A value bound to a `$n` parameter; nil is SQL NULL (its type inferred by the server).
+typealias SQLArgument = (any PostgresThrowingDynamicTypeEncodable)?
+
+/// One connection, borrowed for one store call: its statements run one after another, each
+/// waited for on the calling thread.
+struct SQLSession {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    /// Runs one statement with `$1`, `$2`, … bound to `arguments`, and returns its rows.
+    @discardableResult
+    func query(_ sql: String, _ arguments: [SQLArgument] = []) throws -> [PostgresRow] {
+        try run(sql, arguments).rows
+    }
+
+    /// Runs one statement and returns the number of rows it changed (or returned).
+    @discardableResult
+    func execute(_ sql: String, _ arguments: [SQLArgument] = []) throws -> Int {
+        try run(sql, arguments).metadata.rows ?? 0
+    }
+
+    /// The first row's columns, or nil without a row.
+    func one<each Column: PostgresDecodable>(
+        _ types: (repeat each Column).Type, _ sql: String, _ arguments: [SQLArgument] = []
+    ) throws -> (repeat each Column)? {
+        guard let row = try query(sql, arguments).first else { return nil }
+        return try row.decode(types, context: .default)
+    }
+
+    private func run(_ sql: String, _ arguments: [SQLArgument]) throws -> PostgresQueryResult {
+        var bindings = PostgresBindings(capacity: arguments.count)
+        for argument in arguments {
+            if let argument {
+                try bindings.append(argument)
+            } else {
+                bindings.appendNull()
+            }
+        }
+        return try connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).wait()
+    }
+}
+
+/// Splits a migration file into its statements: at each `;` that ends a statement, outside
+/// quotes ('…', "…"), dollar-quoted bodies ($$…$$, $tag$…$tag$) and comments. The server's
+/// extended protocol, which postgres-nio speaks, takes one statement at a time.
+enum SQLScript {
+    static func statements(_ text: String) -> [String] {
+        let scalars = Array(text.unicodeScalars)
+        var statements: [String] = []
+        var current = String.UnicodeScalarView()
+        var index = 0
+        func flush() {
+            let statement = String(current).trimmingCharacters(in: .whitespacesAndNewlines)
+            if !statement.isEmpty { statements.append(statement) }
+            current = String.UnicodeScalarView()
+        }
+        func starts(with marker: [Unicode.Scalar], at position: Int) -> Bool {
+            position + marker.count <= scalars.count && Array(scalars[position..<position + marker.count]) == marker
+        }
+        while index < scalars.count {
+            let scalar = scalars[index]
+            if scalar == "-" && index + 1 < scalars.count && scalars[index + 1] == "-" {
+                // A line comment: dropped, so that a `;` or a quote in it means nothing.
+                while index < scalars.count && scalars[index] != "\n" { index += 1 }
+                continue
+            }
+            if scalar == "'" || scalar == "\"" {
+                current.append(scalar)
+                index += 1
+                while index < scalars.count {
+                    current.append(scalars[index])
+                    index += 1
+                    if scalars[index - 1] == scalar { break }
+                }
+                continue
+            }
+            if scalar == "$" {
+                // A dollar quote: `$` then an optional tag then `$`.
+                var end = index + 1
+                while end < scalars.count && (scalars[end].properties.isAlphabetic || scalars[end] == "_") { end += 1 }
+                if end < scalars.count && scalars[end] == "$" {
+                    let marker = Array(scalars[index...end])
+                    current.append(contentsOf: marker)
+                    index = end + 1
+                    while index < scalars.count && !starts(with: marker, at: index) {
+                        current.append(scalars[index])
+                        index += 1
+                    }
+                    if index < scalars.count {
+                        current.append(contentsOf: marker)
+                        index += marker.count
+                    }
+                    continue
+                }
+            }
+            if scalar == ";" {
+                flush()
+                index += 1
+                continue
+            }
+            current.append(scalar)
+            index += 1
+        }
+        flush()
+        return statements
+    }
+}

@@ -1,0 +1,162 @@
+import APITokens
+import DiaryAPI
+@testable import DiaryPostgresStore
+import DiaryStore
+import Foundation
+import StoreTestSupport
+import Synchronization
+import Testing
+
+/// The server `DIARY_TEST_POSTGRES_URL` names (`scripts/postgres` starts one), or nil: then
+/// these tests are skipped, and the conformance suite runs on SQLite alone.
+let testServer: PostgresURL? = ProcessInfo.processInfo.environment["DIARY_TEST_POSTGRES_URL"].flatMap { try? PostgresURL($0) }
+
+/// A fresh database on the test server for `body`, dropped after it.
+func withDatabase(_ body: (PostgresURL) throws -> Void) throws {
+    let server = try #require(testServer)
+    let name = "diary_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+    try PostgresDiaryStore.createDatabase(named: name, on: server)
+    defer { try? PostgresDiaryStore.dropDatabase(named: name, on: server) }
+    try body(server.withDatabase(name))
+}
+
+/// What only the PostgreSQL engine has: migrations under concurrency, its pool, lost
+/// connections, query plans, and errors that name the database but never its password.
+@Suite(.enabled(if: testServer != nil, "DIARY_TEST_POSTGRES_URL names no server"))
+struct PostgresStoreTests {
+    /// Servers starting together on an empty database: each migration is applied once, and all
+    /// of them open the same data.
+    @Test func concurrentOpensMigrateOnce() throws {
+        try withDatabase { url in
+            let opened = Mutex<[Result<PostgresDiaryStore, StoreError>]>([])
+            DispatchQueue.concurrentPerform(iterations: 4) { _ in
+                let result = Result { () throws(StoreError) in try PostgresDiaryStore(url: url, poolSize: 2) }
+                opened.withLock { $0.append(result) }
+            }
+            let stores = try opened.withLock { $0 }.map { try $0.get() }
+            defer { stores.forEach { $0.close() } }
+            #expect(stores.count == 4)
+            for store in stores {
+                #expect(try store.appliedMigrations() == PostgresDiaryStore.schemaVersions)
+                #expect(try store.cursorSecret() == stores[0].cursorSecret())
+            }
+            // And again on a database already migrated: nothing to do, nothing changed.
+            let later = try PostgresDiaryStore(url: url)
+            defer { later.close() }
+            #expect(try later.appliedMigrations() == PostgresDiaryStore.schemaVersions)
+            #expect(try later.cursorSecret() == stores[0].cursorSecret())
+        }
+    }
+
+    /// More callers than connections wait their turn; none fails.
+    @Test func aPoolOfOneServesConcurrentCallers() throws {
+        try withDatabase { url in
+            let store = try PostgresDiaryStore(url: url, poolSize: 1)
+            defer { store.close() }
+            let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
+            let failures = Mutex<[StoreError]>([])
+            DispatchQueue.concurrentPerform(iterations: 8) { index in
+                do throws(StoreError) {
+                    _ = try store.createEntry(userID: alice.id, diaryID: nil, title: "\(index)", body: "")
+                    _ = try store.entries(EntryQuery(viewerID: alice.id))
+                } catch {
+                    failures.withLock { $0.append(error) }
+                }
+            }
+            #expect(failures.withLock { $0 }.isEmpty)
+            #expect(try store.entries(diaryID: nil, page: newestFirstPage).total == 8)
+            #expect(try store.consistencyCheck() == "ok")
+        }
+    }
+
+    /// Connections the server ended while they sat in the pool (a restart, an administrator)
+    /// are replaced: the next calls work. (Here the pool has seen them close before the calls;
+    /// a call that races the close is run again by `withSession`, which this cannot time.)
+    @Test func connectionsEndedByTheServerAreReplaced() throws {
+        try withDatabase { url in
+            let store = try PostgresDiaryStore(url: url, poolSize: 3)
+            defer { store.close() }
+            let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
+            DispatchQueue.concurrentPerform(iterations: 3) { _ in _ = try? store.diaries() }
+            let server = try #require(testServer)
+            try PostgresDiaryStore.terminateConnections(to: url.database, on: server)
+            let deadline = Date(timeIntervalSinceNow: 10)
+            while try PostgresDiaryStore.connectionCount(to: url.database, on: server) > 0 {
+                try #require(Date() < deadline, "the server ended its connections within 10 s")
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+            #expect(try store.diaries().count == 1)
+            _ = try store.createEntry(userID: alice.id, diaryID: nil, title: "after", body: "")
+            #expect(try store.entries(diaryID: nil, page: newestFirstPage).total == 1)
+        }
+    }
+
+    /// A write that waits for another transaction's lock longer than the lock timeout fails
+    /// as `.unavailable` and changes nothing, as SQLite's busy timeout; the worker is free again.
+    @Test func aWriteBlockedPastTheLockTimeoutIsUnavailable() throws {
+        try withDatabase { url in
+            let store = try PostgresDiaryStore(url: url, lockTimeout: 0.2)
+            defer { store.close() }
+            let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
+            let entry = try store.createEntry(userID: alice.id, diaryID: nil, title: "a", body: "")
+            let version = try store.dataVersion()
+            try PostgresDiaryStore.withAdminConnection(url, subject: "holding a lock") { session in
+                try session.execute("BEGIN")
+                try session.execute("SELECT 1 FROM entries WHERE entry_id = $1 FOR UPDATE", [entry.id])
+                let error = expectStoreError(.unavailable, .entry(entry.id)) {
+                    try store.updateEntry(id: entry.id, userID: alice.id, changes: EntryChanges(title: "b"))
+                }
+                #expect(error?.detail.contains("lock timeout") == true, "\(String(describing: error))")
+                try session.execute("ROLLBACK")
+            }
+            #expect(try store.entry(id: entry.id) == entry)
+            #expect(try store.dataVersion() == version)
+            #expect(try store.updateEntry(id: entry.id, userID: alice.id, changes: EntryChanges(title: "b")).title == "b")
+        }
+    }
+
+    /// On a database of some size, a search for a rare term of 3 or more characters goes
+    /// through the trigram indexes, and a page of the newest public entries walks the partial
+    /// index in order, without a sort.
+    @Test func searchAndListsUseTheirIndexes() throws {
+        try withDatabase { url in
+            let store = try PostgresDiaryStore(url: url)
+            defer { store.close() }
+            let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
+            try PostgresDiaryStore.withAdminConnection(url, subject: "seeding") { session in
+                try session.execute("""
+                    INSERT INTO entries (diary_id, title, body, created, updated)
+                    SELECT 1, 'entry ' || i, md5(i::text) || ' about the weather', t, t
+                    FROM generate_series(1, 5000) AS i, LATERAL (SELECT timestamptz '2026-01-01 00:00:00Z' + i * interval '1 minute' AS t) AS times
+                    """)
+                // As autovacuum would: statistics, and the GIN indexes' pending lists merged (a
+                // search walks a pending list whole, so the planner prices it high until then).
+                try session.execute("VACUUM ANALYZE entries")
+            }
+            #expect(try store.entries(diaryID: nil, page: PageRequest(page: 1, perPage: 1)).total == 5000)
+            let search = try store.queryPlan(for: EntryQuery(filter: EntryFilter(query: "kyoto")))
+            #expect(search.contains("entries_title_trigrams") && search.contains("entries_body_trigrams"), "\(search)")
+            let own = try store.queryPlan(for: EntryQuery(filter: EntryFilter(query: "kyoto"), viewerID: alice.id))
+            #expect(own.contains("entries_title_trigrams") && own.contains("entries_body_trigrams"), "\(own)")
+            let listing = try store.queryPlan(for: EntryQuery(page: PageRequest(page: 1, perPage: 20)))
+            #expect(listing.contains("entries_public_newest_first") && !listing.contains("Sort Key"), "\(listing)")
+            let seek = try store.queryPlan(for: EntryQuery(page: PageRequest(page: 1, perPage: 20), position: .after(created: Date(timeIntervalSince1970: 1_767_500_000), id: 2500)))
+            #expect(seek.contains("entries_public_newest_first") && !seek.contains("Sort Key"), "\(seek)")
+        }
+    }
+
+    /// A database that cannot be reached is `.unavailable`, and no error shows the password.
+    @Test func errorsNameTheDatabaseButNeverThePassword() throws {
+        let server = try #require(testServer)
+        var wrongDatabase = server.withDatabase("no_such_database_here")
+        wrongDatabase.passwordInURL = "hunter2-secret"
+        var closedPort = wrongDatabase
+        closedPort.port = 1
+        for url in [wrongDatabase, closedPort] {
+            let error = try #require(expectStoreError(.unavailable) { try PostgresDiaryStore(url: url) })
+            let text = "\(error) \(error.detail) \(String(reflecting: error))"
+            #expect(!text.contains("hunter2"), "\(text)")
+            #expect(text.contains("no_such_database_here"), "\(text)")
+        }
+    }
+}
