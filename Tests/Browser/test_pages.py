@@ -207,6 +207,19 @@ def test_screenshots_at_desktop_and_phone_widths(server, diary, browser):
     browser.set_window_size(1280, 800)
 
 
+def test_dark_mode_follows_the_reader(server, diary, browser):
+    def background():
+        browser.get(server.url + "/")
+        red, green, blue = (int(n) for n in re.findall(r"\d+", browser.execute_script("return getComputedStyle(document.body).backgroundColor"))[:3])
+        return 0.2126 * red + 0.7152 * green + 0.0722 * blue
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "light"}]})
+    light = background()
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+    dark = background()
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+    assert light > 200 and dark < 60, f"background luminance light {light:.0f}, dark {dark:.0f}"
+
+
 def test_feeds_parse_with_every_public_entry_and_no_other(server, diary):
     status, headers, raw = server.get("/feed.atom")
     assert status == 200 and headers["Content-Type"].startswith("application/atom+xml")
