@@ -39,15 +39,19 @@ final class Harness: Sendable {
         var input = FuzzInput(bytes)
         let request = generator.request(from: &input)
         let response = application.respond(to: request)
-        return (request, response, failure(of: response))
+        return (request, response, failure(of: response, to: request))
     }
 
-    private func failure(of response: HTTPResponse) -> String? {
+    private func failure(of response: HTTPResponse, to request: HTTPRequest) -> String? {
         if response.status.code >= 500 || response.status.code < 100 {
             return "status \(response.status)"
         }
-        if response.status.code >= 400, response.headers[.contentType]?.hasPrefix("application/problem+json") != true {
-            return "status \(response.status) without a problem+json body"
+        // Under /api/ an error is problem+json; elsewhere an HTML error page, or problem+json when
+        // an API route answered after all (the router reads `//api//entries` as `/api/entries`).
+        let allowed = request.path.hasPrefix("/api/") || request.path == "/api" ? ["application/problem+json"] : ["application/problem+json", "text/html"]
+        let type = response.headers[.contentType] ?? ""
+        if response.status.code >= 400, !allowed.contains(where: { type.hasPrefix($0) }) {
+            return "status \(response.status) without a \(allowed.joined(separator: " or ")) body"
         }
         let text = String(decoding: response.body, as: UTF8.self) + response.headers.map { "\($0.name.rawName): \($0.value)" }.joined()
         if let secret = secrets.first(where: { text.contains($0) }) {

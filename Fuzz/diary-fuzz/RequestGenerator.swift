@@ -14,14 +14,19 @@ struct RequestGenerator {
         ("GET", "/api/diaries/{id}"), ("POST", "/api/diaries"), ("GET", "/api/diaries/{id}/entries"), ("GET", "/api/me"),
         ("GET", "/api/health"), ("OPTIONS", "/api/entries"), ("GET", "/api/tags"), ("GET", "/api/export"),
         ("POST", "/api/import"),
+        // The reading pages and feeds.
+        ("GET", "/"), ("GET", "/entries/{id}"), ("GET", "/diaries/{id}"), ("GET", "/search"), ("GET", "/tags/{id}"),
+        ("GET", "/feed.atom"), ("GET", "/diaries/{id}/feed.atom"), ("HEAD", "/style.css"),
     ]
     static let methods = ["GET", "GET", "GET", "POST", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE", "get", ""]
-    /// The API's paths, the entry paths (where the writes are) thrice, and some near misses.
+    /// The API's paths, the entry paths (where the writes are) thrice, the pages, and some near misses.
     static let paths = [
         "/api/entries", "/api/entries/{id}", "/api/diaries", "/api/diaries/{id}", "/api/diaries/{id}/entries",
         "/api/me", "/api/health", "/api/openapi.json", "/api/entries", "/api/entries/{id}", "/api/entries",
         "/api/entries/{id}", "/", "/api", "/api/entries/{id}/{id}", "//api//entries/{id}", "/API/ENTRIES",
         "/api/entries/", "/api/diaries/{id}/entries/{id}",
+        "/entries/{id}", "/diaries/{id}", "/diaries/{id}/feed.atom", "/tags/{id}", "/search", "/feed.atom", "/style.css",
+        "/entries/{id}/", "/diaries//feed.atom",
     ]
     static let ids = [
         "1", "2", "3", "0", "-1", "99999999999999999999", "9223372036854775807", "9223372036854775808", "1.5", "1e3",
