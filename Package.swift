@@ -59,8 +59,8 @@ let package = Package(
         .target(name: "APITokens", dependencies: [
             "DiaryStore", "ByteEncodings", .product(name: "Crypto", package: "swift-crypto"),
         ]),
-        /// The `snippet` of a search result, for every store.
-        .target(name: "SearchSnippets", dependencies: ["DiaryAPI"]),
+        /// What every store makes of the rows it read: the page, its next position and the search snippets.
+        .target(name: "SearchSnippets", dependencies: ["DiaryAPI", "DiaryStore"]),
         /// `DiaryStore` on an SQLite file through GRDB.
         .target(
             name: "DiarySQLiteStore",

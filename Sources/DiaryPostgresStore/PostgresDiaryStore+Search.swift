@@ -13,22 +13,8 @@ extension PostgresDiaryStore {
             // The count and the page come from the same snapshot: they agree.
             let total = try Self.count(session, query)
             let sql = PostgresEntrySQL(query)
-            var entries = try session.query(sql.select, sql.selectArguments).map(Self.entry(from:))
-            // One row more than the page was read: it says whether a next page exists.
-            let hasNext = entries.count > sql.limit
-            entries.removeLast(max(entries.count - sql.limit, 0))
-            let terms = query.filter.terms
-            if !terms.isEmpty {
-                for index in entries.indices {
-                    entries[index].snippet = Snippet.make(title: entries[index].title, body: entries[index].body, terms: terms)
-                }
-            }
-            var next: EntryPosition?
-            if hasNext, let last = entries.last {
-                next = sql.ranked ? .offset(sql.offset + sql.limit) : .after(created: last.created, id: last.id)
-            }
-            let page = EntryPage(entries: entries, page: query.page.page, perPage: query.page.perPage, total: total, nextCursor: nil)
-            return EntryResults(page: page, next: next)
+            let rows = try session.query(sql.select, sql.selectArguments).map(Self.entry(from:))
+            return EntryResults(rows: rows, for: query, limit: sql.limit, offset: sql.offset, ranked: sql.ranked, total: total)
         }
     }
 
