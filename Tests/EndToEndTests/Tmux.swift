@@ -29,7 +29,10 @@ final class Tmux {
     /// tmux forks outlives the command, so it must hold none of this process's descriptors (a
     /// pipe another test reads to its end would never end): they are closed before tmux starts.
     private func control(_ arguments: [String]) throws -> Int32 {
-        let closeAndExec = "import os, sys; os.closerange(3, 65536); os.execv(sys.argv[1], sys.argv[1:])"
+        // The test runner's threads block most signals, and a blocked mask survives exec: tmux
+        // and the programs in its panes would then never see the SIGHUP that kill-server sends,
+        // and would outlive the test. The mask is cleared before tmux starts.
+        let closeAndExec = "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, set()); os.closerange(3, 65536); os.execv(sys.argv[1], sys.argv[1:])"
         let fullArguments = ["-c", closeAndExec, Tmux.tmux.path, "-L", socket] + arguments
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
