@@ -29,11 +29,16 @@ extension DiaryCommand {
         var search: String?
 
         func validate() throws {
+            _ = try listing()
+        }
+
+        /// What the options ask to list, or a usage error naming the bad one.
+        private func listing() throws -> Listing {
             if let diary { try validateID(diary, "--diary") }
-            if let tag { _ = try normalisedTags([tag]) }
             if let search {
                 do { _ = try SearchQuery.terms(of: search) } catch { throw ValidationError("--search \(error.message)") }
             }
+            return Listing(diaryID: diary, tag: try tag.map { try normalisedTags([$0])[0] }, query: search)
         }
 
         func run() throws {
@@ -42,8 +47,7 @@ extension DiaryCommand {
                 throw ExitCode.validationFailure
             }
             let client = try globals.makeClient()
-            let listing = Listing(diaryID: diary, tag: try tag.map { try normalisedTags([$0])[0] }, query: search)
-            let browser = Browser(source: ClientEntrySource(client: client), listing: listing, style: globals.style)
+            let browser = Browser(source: ClientEntrySource(client: client), listing: try listing(), style: globals.style)
             let status = try browser.run()
             if status != 0 { throw ExitCode(status) }
         }
