@@ -27,6 +27,12 @@ struct Serve: ParsableCommand {
         """)
     var databaseConnections: Int?
 
+    @Flag(
+        inversion: .prefixedNo,
+        help: ArgumentHelp("PostgreSQL: concurrent requests share one read of the data version (for benchmarks).", visibility: .hidden)
+    )
+    var sharedVersionReads = true
+
     @Option(help: "Seconds an idle or slow connection is kept open.")
     var connectionTimeout = HTTPServerConfiguration().connectionTimeout
 
@@ -102,7 +108,11 @@ struct Serve: ParsableCommand {
         let pageURL = publicURL.flatMap(Self.normalizedPublicURL)
         let application = DiaryApplication(
             store: store,
-            configuration: .init(corsOrigins: corsOrigins, responseCacheBytes: responseCache << 20, publicURL: pageURL)
+            configuration: .init(
+                corsOrigins: corsOrigins, responseCacheBytes: responseCache << 20, publicURL: pageURL,
+                // On SQLite the version is read in memory: sharing it would only add waiting.
+                sharesVersionReads: database.isPostgres && sharedVersionReads
+            )
         ) { message in
             FileHandle.standardError.write(Data("diary-server: \(message)\n".utf8))
         }
