@@ -186,7 +186,7 @@ def server_connections(threads, connections):
     """The pool one server opens with these flags: what `diary-server serve` computes (DatabaseSizing)."""
     if connections:
         return connections
-    threads = threads or max(2, os.cpu_count() or 2) * 2
+    threads = threads or min(256, max(2, os.cpu_count() or 2) * 8)
     return threads + 4
 
 

@@ -143,9 +143,13 @@ struct Serve: ParsableCommand {
 /// own, and writes run on at most as many threads as the connections left over: a worker never
 /// waits for a connection held by a write, so reads are not starved by a burst of posts.
 struct DatabaseSizing {
-    /// Worker threads per core on PostgreSQL: measured by `scripts/bench --database postgres --sizing`.
-    static let postgresThreadsPerCore = 2
+    /// Worker threads per core on PostgreSQL. `scripts/bench --database postgres --sizing` on 2
+    /// cores, cached list page 1: 4 threads 5.9 k/s, 8 threads 8.4 k/s, 16 threads 13.6 k/s, 32
+    /// threads 10.6 k/s (p99 17 to 39 ms, a machine shared with builds): 16 is the knee.
+    static let postgresThreadsPerCore = 8
     /// Connections for writes beyond the workers' own, on PostgreSQL: as many writes as run at once.
+    /// Posts to one diary queue on its row (its counts and times), so more did not help: 4 write
+    /// connections 470 to 530 posts/s, 16 of them 350/s in the same run.
     static let defaultWriteConnections = 4
     /// The most connections one server may open: far more than it can use, and a typo's guard.
     static let maximumConnections = 1000
