@@ -12,12 +12,16 @@ import PostgresNIO
 ///
 /// Connections open on first need and stay open; one that failed below SQL (closed by the
 /// server, reset) is dropped and the next caller opens a new one.
+///
+/// No wait here is longer than `timeout`: for a free connection, for a new one (the
+/// configuration's `connectTimeout`, which postgres-nio applies up to the end of the login),
+/// and for each statement's answer (`SQLSession`). So a server that is down, frozen or out of
+/// connection slots makes a call fail within about that long, never hang.
 final class ConnectionPool: @unchecked Sendable {
-    /// How long a caller waits for a free connection when all are busy.
-    static let checkOutTimeout: TimeInterval = 30
-
     let configuration: PostgresConnection.Configuration
     let maximumCount: Int
+    /// The longest a caller waits for a free connection, and for each statement's answer.
+    let timeout: TimeInterval
     let eventLoopGroup: any EventLoopGroup
     let logger: Logger
 
@@ -27,9 +31,13 @@ final class ConnectionPool: @unchecked Sendable {
     private var nextID = 0
     private var isClosed = false
 
-    init(configuration: PostgresConnection.Configuration, maximumCount: Int, eventLoopGroup: any EventLoopGroup, logger: Logger) {
+    init(
+        configuration: PostgresConnection.Configuration, maximumCount: Int, timeout: TimeInterval,
+        eventLoopGroup: any EventLoopGroup, logger: Logger
+    ) {
         self.configuration = configuration
         self.maximumCount = max(maximumCount, 1)
+        self.timeout = timeout
         self.eventLoopGroup = eventLoopGroup
         self.logger = logger
     }
@@ -59,12 +67,12 @@ final class ConnectionPool: @unchecked Sendable {
         condition.broadcast()
         condition.unlock()
         for connection in closing {
-            try? connection.close().wait()
+            SQLSession.close(connection, timeout: timeout)
         }
     }
 
     private func checkOut() throws -> (PostgresConnection, isNew: Bool) {
-        let deadline = Date(timeIntervalSinceNow: Self.checkOutTimeout)
+        let deadline = Date(timeIntervalSinceNow: timeout)
         condition.lock()
         while true {
             if isClosed {
@@ -85,9 +93,13 @@ final class ConnectionPool: @unchecked Sendable {
                 let id = nextID
                 condition.unlock()
                 do {
-                    let connection = try PostgresConnection.connect(
-                        on: eventLoopGroup.next(), configuration: configuration, id: id, logger: logger
-                    ).wait()
+                    // postgres-nio's connectTimeout (the same `timeout`) ends a login that takes
+                    // longer; this wait, a second longer, holds even if its future were lost.
+                    let eventLoop = eventLoopGroup.next()
+                    let connecting = PostgresConnection.connect(on: eventLoop, configuration: configuration, id: id, logger: logger)
+                    let connection = try SQLSession.waitAtMost(timeout + 1, for: connecting, on: eventLoop) {
+                        connecting.whenSuccess { late in let _: EventLoopFuture<Void> = late.close() }
+                    }
                     return (connection, true)
                 } catch {
                     condition.lock()
@@ -99,7 +111,7 @@ final class ConnectionPool: @unchecked Sendable {
             }
             if !condition.wait(until: deadline) {
                 condition.unlock()
-                throw PoolError.timedOut(maximumCount)
+                throw PoolError.timedOut(maximumCount, seconds: timeout)
             }
         }
     }
@@ -110,7 +122,7 @@ final class ConnectionPool: @unchecked Sendable {
             openCount -= 1
             condition.signal()
             condition.unlock()
-            if !connection.isClosed { try? connection.close().wait() }
+            if !connection.isClosed { SQLSession.close(connection, timeout: timeout) }
             return
         }
         idle.append(connection)
@@ -120,12 +132,12 @@ final class ConnectionPool: @unchecked Sendable {
 
     enum PoolError: Error, CustomStringConvertible {
         case closed
-        case timedOut(Int)
+        case timedOut(Int, seconds: TimeInterval)
 
         var description: String {
             switch self {
             case .closed: "the store is closed"
-            case .timedOut(let count): "all \(count) connections stayed busy for \(Int(ConnectionPool.checkOutTimeout)) s"
+            case .timedOut(let count, let seconds): "all \(count) connections stayed busy for \(seconds) s"
             }
         }
     }
