@@ -17,6 +17,12 @@ import PostgresNIO
 /// configuration's `connectTimeout`, which postgres-nio applies up to the end of the login),
 /// and for each statement's answer (`SQLSession`). So a server that is down, frozen or out of
 /// connection slots makes a call fail within about that long, never hang.
+///
+/// Once the server has let a statement or a login go unanswered that long, it is taken to be
+/// silent (frozen, or cut off): every call fails at once, instead of each waiting `timeout`
+/// on its own (a request reads the store two or three times, and the workers' queues wait
+/// behind them), while one login at a time, begun by a call, probes the server. The first
+/// that succeeds ends it. A statement that is only slow costs the same: a login that answers.
 final class ConnectionPool: @unchecked Sendable {
     let configuration: PostgresConnection.Configuration
     let maximumCount: Int
@@ -30,6 +36,10 @@ final class ConnectionPool: @unchecked Sendable {
     private var openCount = 0
     private var nextID = 0
     private var isClosed = false
+    /// Whether the server let a wait pass `timeout` unanswered, and no login has succeeded since.
+    private var isSilent = false
+    /// Whether a login probing a silent server is under way.
+    private var isProbing = false
 
     init(
         configuration: PostgresConnection.Configuration, maximumCount: Int, timeout: TimeInterval,
@@ -53,6 +63,7 @@ final class ConnectionPool: @unchecked Sendable {
             return result
         } catch {
             checkIn(connection)
+            if error is SQLSession.NoAnswer { markSilent() }
             throw error
         }
     }
@@ -78,6 +89,13 @@ final class ConnectionPool: @unchecked Sendable {
             if isClosed {
                 condition.unlock()
                 throw PoolError.closed
+            }
+            if isSilent {
+                let probe = !isProbing
+                isProbing = true
+                condition.unlock()
+                if probe { startProbe() }
+                throw PoolError.silent(seconds: timeout)
             }
             if let connection = idle.popLast() {
                 if connection.isClosed {
@@ -106,6 +124,7 @@ final class ConnectionPool: @unchecked Sendable {
                     openCount -= 1
                     condition.signal()
                     condition.unlock()
+                    if Self.isLoginTimeout(error) { markSilent() }
                     throw error
                 }
             }
@@ -130,14 +149,50 @@ final class ConnectionPool: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// The server left a wait unanswered for `timeout`: calls fail at once from now on, and
+    /// those waiting for a connection stop waiting, until a probe logs in.
+    private func markSilent() {
+        condition.lock()
+        isSilent = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// One login, on an event loop, not waited for by any caller: when it succeeds the server
+    /// answers again and calls go through; when it fails the next call starts another.
+    private func startProbe() {
+        let connecting = PostgresConnection.connect(on: eventLoopGroup.next(), configuration: configuration, id: 0, logger: logger)
+        connecting.whenComplete { [self] result in
+            condition.lock()
+            isProbing = false
+            if case .success = result { isSilent = false }
+            condition.unlock()
+            if case .success(let connection) = result {
+                let _: EventLoopFuture<Void> = connection.close()
+            }
+        }
+    }
+
+    /// A login that ran out of time (postgres-nio's connectTimeout, or this pool's own wait).
+    static func isLoginTimeout(_ error: any Error) -> Bool {
+        if error is SQLSession.NoAnswer { return true }
+        guard let error = error as? PSQLError, error.code == .connectionError, let underlying = error.underlying as? ChannelError else {
+            return false
+        }
+        if case .connectTimeout = underlying { return true }
+        return false
+    }
+
     enum PoolError: Error, CustomStringConvertible {
         case closed
         case timedOut(Int, seconds: TimeInterval)
+        case silent(seconds: TimeInterval)
 
         var description: String {
             switch self {
             case .closed: "the store is closed"
             case .timedOut(let count, let seconds): "all \(count) connections stayed busy for \(seconds) s"
+            case .silent(let seconds): "the server left a statement or a login unanswered for \(seconds) s, and has not let a login in since"
             }
         }
     }
