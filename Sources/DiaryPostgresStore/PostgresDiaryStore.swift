@@ -238,8 +238,12 @@ extension PostgresDiaryStore {
         do {
             result = try body()
         } catch {
-            // A connection that cannot roll back is closed, and so not reused.
-            if (try? session.execute("ROLLBACK")) == nil {
+            // A connection that cannot roll back is closed, and so not reused. One closed by a
+            // deadline is not asked: the server rolls back when it notices, and a ROLLBACK sent
+            // there could wait another timeout (a write in flight at a freeze took twice as long).
+            if error is SQLSession.NoAnswer {
+                SQLSession.close(session.connection, timeout: session.timeout)
+            } else if (try? session.execute("ROLLBACK")) == nil {
                 SQLSession.close(session.connection, timeout: session.timeout)
             }
             throw error
