@@ -3,6 +3,7 @@ import DiaryAPI
 import DiaryStore
 import Foundation
 import Glibc
+import PostgresNIO
 import StoreTestSupport
 import Testing
 
@@ -23,6 +24,24 @@ struct PostgresDeadlineTests {
         let took = Date().timeIntervalSince(began)
         #expect(error != nil)
         #expect(took < 5, "took \(took) s")
+    }
+
+    /// After a login went unanswered, the pool takes the server to be silent: the next call
+    /// fails at once instead of waiting the timeout again (a request makes several).
+    @Test func afterALoginTimedOutCallsFailAtOnce() throws {
+        let silent = try SilentListener()
+        defer { silent.close() }
+        let url = try PostgresURL("postgres://diary@127.0.0.1:\(silent.port)/silent")
+        let pool = ConnectionPool(
+            configuration: try PostgresDiaryStore.configuration(url, timeout: 0.5), maximumCount: 2, timeout: 0.5,
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: PostgresDiaryStore.logger
+        )
+        defer { pool.close() }
+        #expect(throws: (any Error).self) { try pool.withConnection { _, _ in } }
+        let began = Date()
+        let error = #expect(throws: ConnectionPool.PoolError.self) { try pool.withConnection { _, _ in } }
+        #expect(Date().timeIntervalSince(began) < 0.4)
+        #expect(error.map { "\($0)" }?.contains("unanswered") == true, "\(String(describing: error))")
     }
 
     /// A statement that runs past the timeout fails as `.unavailable` about then and its
