@@ -152,8 +152,10 @@ extension PostgresDiaryStore {
         configuration.options.connectTimeout = .milliseconds(Int64(max(timeout, 0.001) * 1000))
         // As SQLite's busy timeout: a write that waits longer for another's lock fails
         // (.unavailable) rather than holding its worker thread for as long as the other takes.
+        // synchronous_commit on, whatever postgresql.conf says: a write is answered 2xx only
+        // once its COMMIT is flushed, so a crash (of the server or of PostgreSQL) loses none.
         configuration.options.additionalStartupParameters = [
-            ("lock_timeout", "\(max(Int(lockTimeout * 1000), 1))ms"), ("application_name", "diary"),
+            ("lock_timeout", "\(max(Int(lockTimeout * 1000), 1))ms"), ("synchronous_commit", "on"), ("application_name", "diary"),
         ]
         return configuration
     }
