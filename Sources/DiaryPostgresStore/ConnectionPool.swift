@@ -159,18 +159,30 @@ final class ConnectionPool: @unchecked Sendable {
     }
 
     /// One login, on an event loop, not waited for by any caller: when it succeeds the server
-    /// answers again and calls go through; when it fails the next call starts another.
+    /// answers again and calls go through; when it fails the next call starts another. A
+    /// second after the timeout the probe counts as failed even if its future never completes
+    /// (as a query's once did), so that one lost future cannot keep the pool silent for good.
     private func startProbe() {
-        let connecting = PostgresConnection.connect(on: eventLoopGroup.next(), configuration: configuration, id: 0, logger: logger)
+        let eventLoop = eventLoopGroup.next()
+        let connecting = PostgresConnection.connect(on: eventLoop, configuration: configuration, id: 0, logger: logger)
+        let givingUp = eventLoop.scheduleTask(in: .milliseconds(Int64((timeout + 1) * 1000))) { [self] in
+            endProbe(answered: false)
+        }
         connecting.whenComplete { [self] result in
-            condition.lock()
-            isProbing = false
-            if case .success = result { isSilent = false }
-            condition.unlock()
+            givingUp.cancel()
             if case .success(let connection) = result {
                 let _: EventLoopFuture<Void> = connection.close()
             }
+            endProbe(answered: (try? result.get()) != nil)
         }
+    }
+
+    /// A probe ended; one that logged in (even after it was given up) ends the silence.
+    private func endProbe(answered: Bool) {
+        condition.lock()
+        isProbing = false
+        if answered { isSilent = false }
+        condition.unlock()
     }
 
     /// A login that ran out of time (postgres-nio's connectTimeout, or this pool's own wait).
