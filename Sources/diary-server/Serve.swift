@@ -61,7 +61,7 @@ struct Serve: ParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
         if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be between 1 and 256.") }
         guard (0...4096).contains(responseCache) else { throw ValidationError("--response-cache must be between 0 and 4096 (MiB).") }
-        guard databaseTimeout > 0, databaseTimeout <= 3600 else { throw ValidationError("--database-timeout must be between 0 and 3600 seconds.") }
+        guard databaseTimeout > 0, databaseTimeout <= 3600 else { throw ValidationError("--database-timeout must be more than 0 and at most 3600 seconds.") }
         guard connectionTimeout > 0 else { throw ValidationError("--connection-timeout must be positive.") }
         guard maxConnections > 0, maxConnectionsPerIp > 0 else { throw ValidationError("connection limits must be positive.") }
         if let publicURL, Self.normalizedPublicURL(publicURL) == nil {
