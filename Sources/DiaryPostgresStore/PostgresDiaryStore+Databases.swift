@@ -33,8 +33,8 @@ extension PostgresDiaryStore {
             let connection = try PostgresConnection.connect(
                 on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration(url), id: 0, logger: logger
             ).wait()
-            defer { try? connection.close().wait() }
-            try body(SQLSession(connection: connection, logger: logger))
+            defer { SQLSession.close(connection, timeout: defaultTimeout) }
+            try body(SQLSession(connection: connection, logger: logger, timeout: defaultTimeout))
         } catch {
             throw StoreError(error, subject: .operation(subject))
         }
