@@ -2108,13 +2108,149 @@ def case_pg_slots():
         cluster.close()
 
 
+class CommitCutter:
+    """A TCP proxy between diary-servers and PostgreSQL that, once armed, cuts the next writing
+    transaction's connection at its COMMIT: "before" drops the COMMIT (PostgreSQL rolls the
+    transaction back), "after" lets PostgreSQL commit and drops only its answer. Either way the
+    server sees its connection lost during COMMIT. A transaction writes when it touched
+    `data_version`, as every write of the store does and no read."""
+
+    def __init__(self, target_port):
+        self.target_port = target_port
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.lock = threading.Lock()
+        self.armed = None          # "before", "after" or None
+        self.cuts = 0
+        threading.Thread(target=self.accept, daemon=True).start()
+
+    def arm(self, mode):
+        with self.lock:
+            self.armed = mode
+
+    def accept(self):
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            server = socket.create_connection(("127.0.0.1", self.target_port))
+            state = {"writes": False, "cut_answer": False}
+            threading.Thread(target=self.upstream, args=(client, server, state), daemon=True).start()
+            threading.Thread(target=self.downstream, args=(client, server, state), daemon=True).start()
+
+    @staticmethod
+    def read_exactly(sock, size):
+        data = b""
+        while len(data) < size:
+            chunk = sock.recv(size - len(data))
+            if not chunk:
+                raise ConnectionError
+            data += chunk
+        return data
+
+    def cut(self, client, server):
+        for sock in (client, server):
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            sock.close()
+
+    def upstream(self, client, server, state):
+        """Client to PostgreSQL: the startup message has no type byte, every later one has."""
+        try:
+            length = struct.unpack("!i", self.read_exactly(client, 4))[0]
+            server.sendall(struct.pack("!i", length) + self.read_exactly(client, length - 4))
+            while True:
+                kind = self.read_exactly(client, 1)
+                header = self.read_exactly(client, 4)
+                payload = self.read_exactly(client, struct.unpack("!i", header)[0] - 4)
+                if kind in (b"P", b"Q"):
+                    text = payload.split(b"\0", 2)[1 if kind == b"P" else 0]
+                    if b"data_version SET" in text:
+                        state["writes"] = True
+                    elif text.strip().upper() == b"COMMIT":
+                        with self.lock:
+                            mode = self.armed if state["writes"] else None
+                            if mode:
+                                self.armed = None
+                                self.cuts += 1
+                        state["writes"] = False
+                        if mode == "before":
+                            self.cut(client, server)
+                            return
+                        if mode == "after":
+                            state["cut_answer"] = True
+                server.sendall(kind + header + payload)
+        except OSError:
+            self.cut(client, server)
+
+    def downstream(self, client, server, state):
+        """PostgreSQL to client, message by message, so that COMMIT's answer can be held back."""
+        try:
+            while True:
+                kind = self.read_exactly(server, 1)
+                header = self.read_exactly(server, 4)
+                payload = self.read_exactly(server, struct.unpack("!i", header)[0] - 4)
+                if kind == b"C" and payload.startswith(b"COMMIT") and state["cut_answer"]:
+                    self.cut(client, server)   # committed, and the server never hears it
+                    return
+                client.sendall(kind + header + payload)
+        except OSError:
+            self.cut(client, server)
+
+    def close(self):
+        self.listener.close()
+
+
+def case_pg_commit_lost():
+    """The connection lost during COMMIT, after PostgreSQL committed and before: the server asks
+    PostgreSQL what became of the write, and answers what is true."""
+    cluster = Postgres()
+    cutter = CommitCutter(cluster.port)
+    server = None
+    try:
+        token = add_user(cluster.url, "pgcut")
+        proxied = cluster.url.replace(f":{cluster.port}/", f":{cutter.port}/")
+        server = Server(proxied, ["--threads", "2", "--database-timeout", f"{PG_TIMEOUT * 5:g}"]).start()
+        client = Client(server.port, token, timeout=60)
+        results = {}
+        for mode in ("after", "before", "after", "before"):
+            title = f"cut {mode} {len(results)}"
+            cutter.arm(mode)
+            status, answer = client.json("POST", "/api/entries", entry_body(title, "a write whose COMMIT lost its answer"))
+            stored = cluster.sql(f"SELECT entry_id FROM entries WHERE title = '{title}'")
+            results[title] = (mode, status, (answer or {}).get("entry_id"), [int(r[0]) for r in stored])
+        with cutter.lock:
+            cuts, unused = cutter.cuts, cutter.armed
+        wrong = []
+        for title, (mode, status, answered_id, stored) in results.items():
+            if mode == "after" and not (status == 201 and stored == [answered_id]):
+                wrong.append(f"{title}: {status}, stored {stored}")
+            if mode == "before" and not (status == 503 and stored == []):
+                wrong.append(f"{title}: {status}, stored {stored}")
+        reads = Client(server.port, timeout=60, record=False).json("GET", "/api/entries?per_page=1")[0]
+        ok = cuts == len(results) and unused is None and not wrong and reads == 200
+        row("pg commit lost: the connection to PostgreSQL cut during COMMIT (a proxy), after it committed and before",
+            "committed: 201 with the stored entry's id; rolled back: 503 and nothing stored; the server serves on",
+            f"{cuts} cuts; " + "; ".join(f"{m} -> {s}, stored {len(st)}" for m, s, _, st in results.values())
+            + f"; {len(wrong)} wrong {wrong[:2]}; then a read: {reads}", ok)
+    finally:
+        if server:
+            server.stop()
+        cutter.close()
+        cluster.close()
+
+
 # ---------------------------------------------------------------------------------------------
 
 CASES = [("crash", case_crash), ("graceful", case_graceful_stop), ("diskfull", case_disk_full),
          ("readonly", case_read_only), ("busy", case_busy), ("load", case_load), ("slowloris", case_slowloris),
          ("hostile", case_hostile), ("privacy", case_privacy), ("timing", case_timing), ("fuzz", case_fuzz),
          ("pg-servers", case_pg_servers), ("pg-kill", case_pg_kill), ("pg-restart", case_pg_restart),
-         ("pg-slots", case_pg_slots), ("pg-frozen", case_pg_frozen), ("logs", case_logs)]
+         ("pg-slots", case_pg_slots), ("pg-frozen", case_pg_frozen),
+         ("pg-commit-lost", case_pg_commit_lost), ("logs", case_logs)]
 
 
 def print_table():

@@ -168,25 +168,73 @@ extension PostgresDiaryStore {
     /// before it commits; it returns once the commit is acknowledged. Any error rolls back
     /// everything and is thrown as a `StoreError` about `subject`. A transaction the server
     /// chose as a deadlock's victim is run again (nothing of it was kept).
+    ///
+    /// When the answer to COMMIT is lost (PostgreSQL stopped, restarted or went silent just
+    /// then), the server is asked on another connection what became of the transaction: a
+    /// kept write returns as if acknowledged, one rolled back throws `.unavailable` with
+    /// nothing written, and only when the server cannot tell within the timeout does the error
+    /// say the write may have been kept.
     func write<T>(_ subject: @autoclosure () -> StoreError.Subject, _ updates: (SQLSession) throws -> T) throws(StoreError) -> T {
         var attempt = 0
         while true {
             attempt += 1
+            // What the transaction did, kept outside it for when COMMIT's answer is lost.
+            var transactionID: Int64?
+            var outcome: T?
             do {
                 return try withSession { session in
                     try Self.inTransaction(session, begin: "BEGIN") {
                         let result = try updates(session)
-                        try session.execute(
-                            "UPDATE data_version SET version = version + 1 WHERE slot = $1", [Int16.random(in: 0...15)]
+                        transactionID = try session.one(
+                            (Int64).self, "UPDATE data_version SET version = version + 1 WHERE slot = $1 RETURNING txid_current()",
+                            [Int16.random(in: 0...15)]
                         )
+                        outcome = result
                         return result
                     }
                 }
             } catch let error as PSQLError where Self.isRetryable(error) && attempt <= Self.deadlockRetries {
                 continue
+            } catch let error as CommitOutcomeUnknown {
+                guard let transactionID, let outcome else { throw StoreError(error, subject: subject()) }
+                switch committed(transactionID) {
+                case true?: return outcome
+                case false?: throw StoreError(.unavailable, subject(), detail: "the connection was lost during COMMIT, which was rolled back")
+                case nil: throw StoreError(error, subject: subject())
+                }
             } catch {
                 throw StoreError(error, subject: subject())
             }
+        }
+    }
+
+    /// Whether transaction `id`, whose COMMIT went unanswered, was kept, as the server tells on
+    /// another connection (`txid_status`, which a crash's recovery keeps true): nil when it
+    /// cannot tell within the pool's timeout, or says the server is silent. Asked again, a
+    /// little later each time, while the server is away (a restart) or the transaction is
+    /// still finishing on the lost connection's backend.
+    func committed(_ id: Int64) -> Bool? {
+        let deadline = ContinuousClock.now + .milliseconds(Int64(pool.timeout * 1000))
+        var pause = Duration.milliseconds(20)
+        while true {
+            do {
+                let status = try withSession { session -> String? in
+                    let row = try session.query("SELECT txid_status($1)", [id]).first
+                    return try row?.decode(String?.self, context: .default)
+                }
+                switch status {
+                case "committed"?: return true
+                case "aborted"?: return false
+                default: break  // "in progress": its backend is still ending it
+                }
+            } catch ConnectionPool.PoolError.silent {
+                return nil
+            } catch {
+                // Down or restarting: ask again.
+            }
+            guard ContinuousClock.now + pause < deadline else { return nil }
+            Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18 + Double(pause.components.seconds))
+            pause = min(pause * 2, .milliseconds(500))
         }
     }
 

@@ -21,8 +21,8 @@ import Foundation
 ///   (search ranking included).
 /// - **Errors** are `StoreError`s whose `subject` says what they are about; `.unavailable`
 ///   means the database cannot answer now, and nothing was written, except when a remote
-///   database's answer to COMMIT was lost (PostgreSQL stopped or silent at that moment): then
-///   the write may have been kept, and the detail says so.
+///   database's answer to COMMIT was lost and the database could not say afterwards what
+///   became of the transaction: then the write may have been kept, and the detail says so.
 public protocol DiaryStore: Sendable {
     // MARK: Users
 
