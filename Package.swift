@@ -132,8 +132,9 @@ let package = Package(
             "MicroHTTPDServer", "HTTPCore", "ProcessControl", .product(name: "HTTPTypes", package: "swift-http-types"),
         ]),
         .testTarget(name: "DiaryAPITests", dependencies: ["DiaryAPI", "ByteEncodings", "SeededRandom"]),
-        /// What the store suites share (a clock, a temporary folder, error expectations).
-        .target(name: "StoreTestSupport", dependencies: ["DiaryStore", "DiaryAPI", "APITokens"], path: "Tests/StoreTestSupport"),
+        /// What the store suites share (a clock, a temporary folder, error expectations), and the
+        /// engine the router and end-to-end tests run on (`DIARY_TEST_ENGINE`) with their databases.
+        .target(name: "StoreTestSupport", dependencies: ["DiaryStore", "DiaryAPI", "APITokens", "DiaryPostgresStore"], path: "Tests/StoreTestSupport"),
         /// The behaviour every `DiaryStore` must have, run on each engine's factory.
         .testTarget(name: "DiaryStoreConformanceTests", dependencies: [
             "StoreTestSupport", "DiarySQLiteStore", "DiaryPostgresStore", "DiaryStore", "DiaryAPI",
@@ -149,14 +150,14 @@ let package = Package(
         ]),
         .testTarget(name: "SearchSnippetsTests", dependencies: ["SearchSnippets", "DiaryAPI"]),
         .testTarget(name: "DiaryServerTests", dependencies: [
-            "DiaryServer", "DiaryPages", "DiarySQLiteStore", "DiaryStore", "DiaryAPI", "HTTPCore", "APITokens", "ByteEncodings",
-            .product(name: "HTTPTypes", package: "swift-http-types"),
+            "DiaryServer", "DiaryPages", "DiarySQLiteStore", "DiaryPostgresStore", "DiaryStore", "DiaryAPI", "HTTPCore", "APITokens",
+            "ByteEncodings", "StoreTestSupport", .product(name: "HTTPTypes", package: "swift-http-types"),
         ]),
         .testTarget(name: "DiaryPagesTests", dependencies: ["DiaryPages", "DiaryAPI", "SeededRandom"]),
         .testTarget(name: "DiaryClientTests", dependencies: ["DiaryClient", "DiaryAPI"]),
         .testTarget(name: "DiaryTerminalTests", dependencies: ["DiaryTerminal", "DiaryAPI"]),
         .testTarget(name: "TerminalTests", dependencies: ["Terminal"]),
         .testTarget(name: "DiaryBrowserTests", dependencies: ["DiaryBrowser", "DiaryTerminal", "DiaryAPI", "Terminal"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["DiaryAPI", "DiaryPostgresStore"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["DiaryAPI", "DiaryPostgresStore", "StoreTestSupport"]),
     ]
 )

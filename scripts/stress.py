@@ -3,7 +3,8 @@
 
 Faults (SIGKILL during writes, graceful stop, disk full, read-only file, busy database), load
 (readers and writers, slowloris), hostile input, auth and its timing, secrets in answers and logs,
-and the fuzz target. Prints one table (case, expected, observed, pass) and exits 1 if a case failed.
+and the fuzz target. PostgreSQL (issue 14): several servers on one database, one killed,
+PostgreSQL stopped, frozen and out of connection slots, each case on a cluster of its own. Prints one table (case, expected, observed, pass) and exits 1 if a case failed.
 
 Only loopback traffic, only temporary databases; every loop is bounded in count and in time.
 Nothing waits for the server by sleeping: waits poll for the condition (an answer, a refused
@@ -26,6 +27,7 @@ import signal
 import socket
 import sqlite3
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
@@ -36,9 +38,9 @@ import time
 # Settings
 
 LONG = dict(crash_rounds=3, crash_seconds=5, busy_seconds=15, load_seconds=30, slowloris_seconds=20,
-            timing_rounds=1500, fuzz_seconds=60, hostile_mb=100, privacy_seconds=30)
+            timing_rounds=1500, fuzz_seconds=60, hostile_mb=100, privacy_seconds=30, pg_seconds=20, pg_down_requests=40)
 SHORT = dict(crash_rounds=1, crash_seconds=2, busy_seconds=3, load_seconds=6, slowloris_seconds=4,
-             timing_rounds=400, fuzz_seconds=10, hostile_mb=100, privacy_seconds=5)
+             timing_rounds=400, fuzz_seconds=10, hostile_mb=100, privacy_seconds=5, pg_seconds=3, pg_down_requests=6)
 
 # Load: RSS after warm-up may grow by this much and still count as flat (SQLite page caches,
 # one per connection, fill up to 2 MiB each as the file grows; the allocator keeps some slack).
@@ -66,6 +68,13 @@ BOUNDS = {
     "idle_closed": (4.5, 15.0, " s", "slowloris: until idle connections are closed with --connection-timeout 2"),
     "stalled_closed": (8.0, 20.0, " s", "hostile: until a stalled chunked body is closed with --connection-timeout 3"),
     "closed_after_answer": (2.0, 10.0, " s", "raw requests: until the server closes after answering Connection: close"),
+    # With --database-timeout 1 (PG_TIMEOUT): no request waits for PostgreSQL longer than that
+    # at a step, and once it left one unanswered the others fail at once. The short bounds are
+    # wide: on the shared CI machine (load 7 on 2 cores, swapping) a debug server has stalled for
+    # seconds; what they catch is a hang, which was for ever (the clients give up after 60 s).
+    "pg_down_answer": (2.0, 15.0, " s", "PostgreSQL stopping, stopped or out of slots: an answer (503), from the fault or from when it was asked"),
+    "pg_frozen_answer": (2.0, 15.0, " s", "PostgreSQL frozen, --database-timeout 1: an answer (503), from the freeze or from when it was asked"),
+    "pg_recover": (2.0, 15.0, " s", "PostgreSQL back: until every server answers a write and a read 2xx again"),
     "timing_ratio": (TIMING_THRESHOLD_RATIO, 4 * TIMING_THRESHOLD_RATIO, " x the smallest median",
                      "token timing: spread of the medians below the larger of this"),
     "timing_noise": (TIMING_NOISE_FACTOR, 4 * TIMING_NOISE_FACTOR, " x the noise", "token timing: ... and this"),
@@ -1493,11 +1502,755 @@ def case_logs():
 
 
 # ---------------------------------------------------------------------------------------------
+# PostgreSQL faults (issue 14). Each case starts a cluster of its own (scripts/postgres), since
+# it stops, freezes or fills it, and removes it whatever happens (also at exit).
+
+PG_BIN = "/usr/lib/postgresql/15/bin"
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CLUSTERS = []          # every cluster started, thawed and removed at exit
+# The database timeout the PostgreSQL cases give their servers (--database-timeout): every bound
+# on an answer while PostgreSQL is away is a multiple of it.
+PG_TIMEOUT = 1.0
+
+
+def as_postgres(command):
+    """PostgreSQL refuses to run as root: as root, its tools run as the package's `postgres` user."""
+    return ["runuser", "-u", "postgres", "--", *command] if os.geteuid() == 0 else list(command)
+
+
+class Postgres:
+    """A throwaway PostgreSQL 15 cluster on loopback (scripts/postgres) that a case may stop,
+    start with other settings, freeze (SIGSTOP, as a network partition would look) and query."""
+
+    def __init__(self):
+        result = subprocess.run([os.path.join(ROOT, "scripts", "postgres")], capture_output=True, text=True, timeout=600)
+        if result.returncode != 0:
+            raise RuntimeError(f"scripts/postgres failed: {result.stderr[-500:]}")
+        values = dict(line.split("=", 1) for line in result.stdout.split())
+        self.url, self.dir = values["DIARY_TEST_POSTGRES_URL"], values["DIARY_POSTGRES_DIR"]
+        self.port = int(re.search(r":(\d+)/", self.url).group(1))
+        self.frozen = []
+        CLUSTERS.append(self)
+
+    def ctl(self, *args):
+        result = subprocess.run(as_postgres([f"{PG_BIN}/pg_ctl", "-D", f"{self.dir}/data", *args]),
+                                capture_output=True, text=True, timeout=120)
+        if result.returncode != 0:
+            raise RuntimeError(f"pg_ctl {' '.join(args)} failed: {result.stdout[-300:]} {result.stderr[-300:]}")
+
+    def stop(self, mode):
+        self.ctl("-m", mode, "-w", "stop")
+
+    def start(self, max_connections=300):
+        self.ctl("-l", f"{self.dir}/log", "-w", "-t", "60", "start", "-o",
+                 f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c max_connections={max_connections}")
+
+    def processes(self):
+        """The postmaster first, then every process it started (backends, background workers)."""
+        with open(f"{self.dir}/data/postmaster.pid") as file:
+            postmaster = int(file.readline())
+        children = []
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open(f"/proc/{entry}/stat") as stat:
+                        if int(stat.read().rsplit(")", 1)[1].split()[1]) == postmaster:
+                            children.append(int(entry))
+                except (OSError, IndexError, ValueError):
+                    pass
+        return [postmaster] + children
+
+    def freeze(self):
+        """SIGSTOP to the postmaster (so it starts no backend) and then to its children."""
+        for pid in self.processes():
+            os.kill(pid, signal.SIGSTOP)
+            self.frozen.append(pid)
+
+    def thaw(self):
+        for pid in reversed(self.frozen):
+            try:
+                os.kill(pid, signal.SIGCONT)
+            except ProcessLookupError:
+                pass
+        self.frozen = []
+
+    def sql(self, query):
+        """Rows of one query through psql, as lists of text columns."""
+        result = subprocess.run(["psql", self.url, "-X", "-At", "-F", "\t", "-v", "ON_ERROR_STOP=1", "-c", query],
+                                capture_output=True, text=True, timeout=60)
+        if result.returncode != 0:
+            raise RuntimeError(f"psql failed: {result.stderr[-300:]}")
+        return [line.split("\t") for line in result.stdout.splitlines() if line]
+
+    def close(self):
+        self.thaw()
+        subprocess.run([os.path.join(ROOT, "scripts", "postgres"), "stop", self.dir], capture_output=True, timeout=180)
+        if self in CLUSTERS:
+            CLUSTERS.remove(self)
+
+
+def pg_message(sock):
+    """One message of PostgreSQL's protocol: (type byte, payload)."""
+    def exactly(size):
+        data = b""
+        while len(data) < size:
+            chunk = sock.recv(size - len(data))
+            if not chunk:
+                raise ConnectionError("PostgreSQL closed the connection")
+            data += chunk
+        return data
+    kind = exactly(1)
+    length = struct.unpack("!i", exactly(4))[0]
+    return kind, exactly(length - 4)
+
+
+def pg_sqlstate(payload):
+    for field in payload.split(b"\0"):
+        if field[:1] == b"C":
+            return field[1:].decode()
+    return "?"
+
+
+def pg_login(port):
+    """A logged-in, idle connection (as `diary`, trusted on loopback) that holds one of the
+    server's slots until closed; or (None, SQLSTATE) when the server refused it."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    body = struct.pack("!i", 196608) + b"user\0diary\0database\0postgres\0application_name\0stress-hold\0\0"
+    sock.sendall(struct.pack("!i", len(body) + 4) + body)
+    while True:
+        kind, payload = pg_message(sock)
+        if kind == b"E":
+            sock.close()
+            return None, pg_sqlstate(payload)
+        if kind == b"R" and struct.unpack("!i", payload[:4])[0] != 0:
+            sock.close()
+            raise RuntimeError("the cluster asked for a password")
+        if kind == b"Z":
+            return sock, None
+
+
+def pg_query(sock, sql):
+    """The first column of every row of a simple query on a held connection."""
+    data = sql.encode() + b"\0"
+    sock.sendall(b"Q" + struct.pack("!i", len(data) + 4) + data)
+    values, error = [], None
+    while True:
+        kind, payload = pg_message(sock)
+        if kind == b"D" and struct.unpack("!h", payload[:2])[0] > 0:
+            size = struct.unpack("!i", payload[2:6])[0]
+            values.append(payload[6:6 + size].decode() if size >= 0 else None)
+        elif kind == b"E":
+            error = pg_sqlstate(payload)
+        elif kind == b"Z":
+            if error:
+                raise RuntimeError(f"query failed: SQLSTATE {error}")
+            return values
+
+
+def pg_servers(cluster, count, args=()):
+    """`count` diary-servers on the cluster's database, and a token of a user of its own for each."""
+    tokens = [add_user(cluster.url, f"pg{i}") for i in range(count)]
+    servers = [Server(cluster.url, ["--threads", "2", "--database-timeout", f"{PG_TIMEOUT:g}", *args]).start()
+               for _ in range(count)]
+    return servers, tokens
+
+
+def entry_body(title, body):
+    return {"title": title, "body": body, "visibility": "public"}
+
+
+def acked_check(cluster, acked, sent_titles):
+    """Every acknowledged entry in the database with its exact content (compared by MD5), nothing
+    there that was never sent, and every diary's kept counts equal to its entries: a text for the table."""
+    stored = {int(i): (t, m) for i, t, m in cluster.sql("SELECT entry_id, title, md5(body) FROM entries")}
+    lost = [i for i in acked if i not in stored]
+    changed = [i for i in acked if i in stored and stored[i] != acked[i]]
+    unknown = [i for i, (t, _) in stored.items() if t not in sent_titles]
+    counts = cluster.sql("""SELECT d.diary_id FROM diaries d LEFT JOIN entries e ON e.diary_id = d.diary_id
+        GROUP BY d.diary_id HAVING d.entry_count <> count(e.entry_id)
+        OR d.public_count <> count(e.entry_id) FILTER (WHERE e.visibility = 'public')""")
+    ok = bool(acked) and not lost and not changed and not unknown and not counts
+    return ok, (f"{len(acked)} acked, {len(stored)} stored, {len(lost)} lost, {len(changed)} changed, "
+                f"{len(unknown)} never sent, {len(counts)} diaries with wrong counts")
+
+
+def digest(text):
+    return hashlib.md5(text.encode()).hexdigest()
+
+
+ENTRY_LINK = re.compile(rb"/entries/(\d+)")
+
+
+def shows(document_ids, entry_id):
+    """A list, page or feed read after the write shows it: it holds the entry, or only entries
+    newer than it (as many writes came after it as fill a page). Stale: neither."""
+    return entry_id in document_ids or (document_ids and min(document_ids) > entry_id)
+
+
+def read_ids(client, path):
+    status, headers, data = client.request("GET", path)
+    if status != 200:
+        return status, []
+    if path.startswith("/api/"):
+        return status, [e["entry_id"] for e in json.loads(data).get("entries", [])]
+    return status, [int(i) for i in ENTRY_LINK.findall(data)]
+
+
+class Traffic:
+    """Writers and readers through every server, each answer recorded with when it was asked and
+    answered: (began, ended, server, method, path, status or None, content type, Retry-After, error)."""
+
+    READS = ["/api/entries", "/", "/feed.atom", "/api/diaries"]
+
+    def __init__(self, servers, tokens, seed):
+        self.servers, self.tokens, self.rng = servers, tokens, random.Random(seed)
+        self.records, self.acked, self.sent = [], {}, set()
+        self.lock, self.stop_event, self.threads = threading.Lock(), threading.Event(), []
+
+    def record(self, *fields):
+        with self.lock:
+            self.records.append(fields)
+
+    def writer(self, index):
+        number = index % len(self.servers)
+        client = Client(self.servers[number].port, self.tokens[number], timeout=60, record=False)
+        local = random.Random(self.rng.random())
+        for n in range(1_000_000):
+            if self.stop_event.is_set():
+                return
+            title = f"traffic s{number} w{index} n{n}"
+            body = text_sample(local, local.randint(0, 500))
+            with self.lock:
+                self.sent.add(title)
+            began = time.monotonic()
+            try:
+                status, headers, data = client.request("POST", "/api/entries", entry_body(title, body))
+                self.record(began, time.monotonic(), number, "POST", "/api/entries", status,
+                            headers.get("content-type", ""), headers.get("retry-after"), None)
+                if status == 201:
+                    with self.lock:
+                        self.acked[json.loads(data)["entry_id"]] = (title, digest(body))
+            except (OSError, http.client.HTTPException) as error:
+                self.record(began, time.monotonic(), number, "POST", "/api/entries", None, "", None, repr(error))
+                client.close()
+                status = None
+            if status == 503:
+                self.stop_event.wait(0.02)  # as a client honouring Retry-After would, only quicker
+
+    def reader(self, index):
+        number = index % len(self.servers)
+        client = Client(self.servers[number].port, timeout=60, record=False)
+        for n in range(1_000_000):
+            if self.stop_event.is_set():
+                return
+            path = self.READS[n % len(self.READS)]
+            began = time.monotonic()
+            try:
+                status, headers, _ = client.request("GET", path)
+                self.record(began, time.monotonic(), number, "GET", path, status,
+                            headers.get("content-type", ""), headers.get("retry-after"), None)
+            except (OSError, http.client.HTTPException) as error:
+                self.record(began, time.monotonic(), number, "GET", path, None, "", None, repr(error))
+                client.close()
+                status = None
+            if status == 503:
+                self.stop_event.wait(0.02)
+
+    def start(self, writers_per_server=1, readers_per_server=1):
+        count = len(self.servers)
+        self.threads = ([threading.Thread(target=self.writer, args=(i,), daemon=True) for i in range(writers_per_server * count)]
+                        + [threading.Thread(target=self.reader, args=(i,), daemon=True) for i in range(readers_per_server * count)])
+        for thread in self.threads:
+            thread.start()
+        return self
+
+    def stop(self):
+        self.stop_event.set()
+        join_threads(self.threads, 120)
+
+    def acked_count(self):
+        with self.lock:
+            return len(self.acked)
+
+    def answered_since(self, moment, server):
+        """How many requests asked at or after `moment` the server has answered."""
+        with self.lock:
+            return sum(1 for r in self.records if r[0] >= moment and r[2] == server)
+
+    def between(self, first, last):
+        """Records asked at or after `first` and answered before `last`."""
+        with self.lock:
+            return [r for r in self.records if r[0] >= first and r[1] <= last]
+
+    def faults(self):
+        """Answers no fault may cause: no answer at all, a status but 2xx or 503, a 503 without
+        Retry-After, an API 503 without a problem body."""
+        with self.lock:
+            records = list(self.records)
+        bad = []
+        for began, ended, server, method, path, status, kind, retry, error in records:
+            if status is None:
+                bad.append(f"{method} {path} via {server}: {error}")
+            elif status == 503:
+                if not retry or (path.startswith("/api/") and not kind.startswith("application/problem+json")):
+                    bad.append(f"{method} {path} via {server}: 503 with Retry-After {retry!r}, {kind}")
+            elif not 200 <= status < 300:
+                bad.append(f"{method} {path} via {server}: {status}")
+        return bad
+
+
+def wait_serving(servers, tokens, deadline):
+    """Polls every server until it answers a write (201) and a read (200): the seconds it took, or
+    None; and the titles of the writes it sent (a 503 among them may have been kept)."""
+    clients = [Client(s.port, t, timeout=60, record=False) for s, t in zip(servers, tokens)]
+    healthy = [False] * len(servers)
+    titles = set()
+
+    def all_serving():
+        for number, client in enumerate(clients):
+            if healthy[number]:
+                continue
+            try:
+                title = f"probe {number} {time.monotonic()}"
+                titles.add(title)
+                status = client.request("POST", "/api/entries", entry_body(title, "p"))[0]
+                healthy[number] = status == 201 and client.request("GET", "/api/entries", token=None)[0] == 200
+            except (OSError, http.client.HTTPException):
+                client.close()
+        return all(healthy)
+
+    took = wait_until(all_serving, deadline, interval=0.05)
+    return took, titles
+
+
+def case_pg_servers():
+    """Three servers on one PostgreSQL: every write acknowledged by one shows at once through the
+    others, in the JSON list, the entry itself, the home page and the feed, while readers keep
+    every server's response cache warm."""
+    cluster = Postgres()
+    try:
+        servers, tokens = pg_servers(cluster, 3)
+        stop = threading.Event()
+        lock = threading.Lock()
+        stale, checked, errors, reads = [], [0], [], [0]
+        seconds = CFG["pg_seconds"]
+
+        def warm_reader(index):
+            client = Client(servers[index % 3].port, timeout=60, record=False)
+            while not stop.is_set():
+                for path in ("/api/entries", "/", "/feed.atom"):
+                    try:
+                        status = client.request("GET", path)[0]
+                        if status != 200:
+                            with lock:
+                                errors.append(f"warm GET {path}: {status}")
+                    except (OSError, http.client.HTTPException) as error:
+                        client.close()
+                        with lock:
+                            errors.append(f"warm GET {path}: {error!r}")
+                    with lock:
+                        reads[0] += 1
+
+        def writer(index):
+            number = index % 3
+            writer_client = Client(servers[number].port, tokens[number], timeout=60, record=False)
+            others = [Client(servers[o].port, timeout=60, record=False) for o in range(3) if o != number]
+            deadline = time.monotonic() + seconds
+            n = 0
+            while time.monotonic() < deadline or n == 0:
+                n += 1
+                title = f"multi s{number} n{n}"
+                try:
+                    status, document = writer_client.json("POST", "/api/entries", entry_body(title, "b"))
+                    if status != 201:
+                        with lock:
+                            errors.append(f"POST via {number}: {status}")
+                        continue
+                    entry_id = document["entry_id"]
+                    for other in others:
+                        status, body = other.json("GET", f"/api/entries/{entry_id}")
+                        found = [f"entry {status}"] if status != 200 or (body or {}).get("title") != title else []
+                        for path in ("/api/entries", "/", "/feed.atom"):
+                            status, ids = read_ids(other, path)
+                            if status != 200 or not shows(ids, entry_id):
+                                found.append(f"{path} {status}")
+                        with lock:
+                            checked[0] += 1
+                            if found:
+                                stale.append(f"entry {entry_id} via {number}, read via port {other.port}: {found}")
+                except (OSError, http.client.HTTPException) as error:
+                    with lock:
+                        errors.append(f"writer {number}: {error!r}")
+                    writer_client.close()
+
+        readers = start_threads(warm_reader, 3)
+        writers = start_threads(writer, 3)
+        join_threads(writers, seconds + 120)
+        stop.set()
+        join_threads(readers, 60)
+        ok = checked[0] > 0 and not stale and not errors
+        row("pg servers: 3 servers on one PostgreSQL, 3 writers and 3 cache-warming readers",
+            "after each 201 from one server, the other two show the entry (by id, JSON list, home page, feed); "
+            "0 stale reads, 0 errors",
+            f"{checked[0]} writes each checked through 2 other servers x 4 reads, {reads[0]} warm reads; "
+            f"{len(stale)} stale: {stale[:3]}; {len(errors)} errors: {errors[:3]}", ok)
+    finally:
+        cluster.close()
+
+
+def case_pg_kill():
+    """SIGKILL of one of three servers during writes through it and the others."""
+    rng = random.Random(OPTS.seed + 14)
+    cluster = Postgres()
+    try:
+        servers, tokens = pg_servers(cluster, 3)
+        traffic = Traffic(servers, tokens, rng.random())
+        victim = servers[0]
+        began = time.monotonic()
+        traffic.start(writers_per_server=3, readers_per_server=0)
+
+        def acked_through(number):
+            with traffic.lock:
+                return sum(1 for title, _ in traffic.acked.values() if title.startswith(f"traffic s{number} "))
+        waited = wait_until(lambda: acked_through(0) >= CRASH_MIN_ACKED, 120)
+        time.sleep(max(0.0, began + CFG["crash_seconds"] * rng.uniform(0.6, 1.0) - time.monotonic()))
+        victim.signal(signal.SIGKILL)
+        killed_at = time.monotonic()
+        victim.wait(10)
+        # The survivors go on: each acknowledges more writes after the kill.
+        after = {n: acked_through(n) for n in (1, 2)}
+        kept_on = wait_until(lambda: all(acked_through(n) >= after[n] + 5 for n in (1, 2)), 120)
+        traffic.stop()
+        # Every acknowledged entry, as a survivor reads it.
+        reader = Client(servers[1].port, timeout=60, record=False)
+        sample = rng.sample(sorted(traffic.acked), min(200, len(traffic.acked)))
+        unread = [i for i in sample if (reader.json("GET", f"/api/entries/{i}")[1] or {}).get("title") != traffic.acked[i][0]]
+        stored_ok, stored = acked_check(cluster, traffic.acked, traffic.sent)
+        # The victim's writers lose their connections; the survivors' must not notice.
+        survivor_faults = [f for f in traffic.faults() if " via 0:" not in f]
+        ok = (waited is not None and kept_on is not None and stored_ok and not unread and not survivor_faults)
+        row("pg kill: SIGKILL of 1 of 3 servers on one PostgreSQL during 9 writers",
+            "every 201 entry stored with its content and read through a survivor; counts consistent; "
+            "the survivors answer 2xx throughout",
+            f"killed {killed_at - began:.1f} s in, after {acked_through(0)} writes acked through it; {stored}; "
+            f"{len(sample) - len(unread)}/{len(sample)} read back via a survivor; survivors "
+            + ("went on" if kept_on is not None else "did not go on") + f", {len(survivor_faults)} faults there {survivor_faults[:3]}",
+            ok)
+    finally:
+        cluster.close()
+
+
+def outage_summary(traffic, servers, stopped_at, down_at, back_at, up_at):
+    """What the table says of one outage (stop began, stop done, start began, start done):
+    every answer's time, and the checks on them."""
+    during = traffic.between(stopped_at, up_at)
+    with traffic.lock:
+        # From the outage's start or from when it was asked, whichever is later: requests on
+        # their way to PostgreSQL when it went away count too.
+        waits = [(r[1] - max(r[0], stopped_at), r) for r in traffic.records if r[1] > stopped_at and r[0] < back_at]
+    slowest, record = max(waits, key=lambda w: w[0], default=(0.0, None))
+    if record:
+        note(f"slowest answer in the outage: {record[3]} {record[4]} via server {record[2]}, asked "
+             f"{record[0] - stopped_at:+.2f} s from the outage's start, {record[5]} after {record[1] - record[0]:.2f} s")
+    # Asked once PostgreSQL was away and answered before it began to come back: 503, each of them.
+    away = traffic.between(down_at, back_at)
+    not_503 = [f"{r[3]} {r[4]} {r[5]}" for r in away if r[5] != 503]
+    first_503 = []
+    for number in range(len(servers)):
+        times = [r[1] - stopped_at for r in during if r[2] == number and r[5] == 503]
+        first_503.append(min(times) if times else None)
+    return during, away, slowest, not_503, first_503
+
+
+def case_pg_restart():
+    """PostgreSQL stopped (fast, then immediate) and started again under load through three servers."""
+    rng = random.Random(OPTS.seed + 15)
+    cluster = Postgres()
+    try:
+        servers, tokens = pg_servers(cluster, 3)
+        traffic = Traffic(servers, tokens, rng.random()).start()
+        details, all_ok, probes_sent = [], True, set()
+        for mode in ("fast", "immediate"):
+            base = traffic.acked_count()
+            if wait_until(lambda: traffic.acked_count() >= base + 10, 120) is None:
+                raise RuntimeError("no writes acknowledged before the stop")
+            stopped_at = time.monotonic()
+            cluster.stop(mode)
+            down_at = time.monotonic()
+            # Down for as long as every server takes to answer some requests asked since.
+            answered = wait_until(lambda: all(traffic.answered_since(down_at, n) >= CFG["pg_down_requests"]
+                                              for n in range(len(servers))), 120)
+            back_at = time.monotonic()
+            cluster.start()
+            up_at = time.monotonic()
+            recovered, probes = wait_serving(servers, tokens, 120)
+            probes_sent |= probes
+            during, away, slowest, not_503, first_503 = outage_summary(traffic, servers, stopped_at, down_at, back_at, up_at)
+            ok = (answered is not None and away and not not_503 and slowest <= bound("pg_down_answer")
+                  and recovered is not None and recovered <= bound("pg_recover"))
+            all_ok &= ok
+            details.append(
+                f"-m {mode}: stop took {down_at - stopped_at:.2f} s, first 503 per server "
+                f"{[None if t is None else round(t, 2) for t in first_503]} s after the stop began; "
+                f"down {back_at - down_at:.1f} s: {len(away)} answers, {len(not_503)} not 503 {not_503[:3]}; "
+                f"slowest answer {slowest:.2f} s; every server 2xx again "
+                + (f"{recovered:.2f} s after start" if recovered is not None else "never"))
+        traffic.stop()
+        faults = traffic.faults()
+        traffic.sent |= probes_sent
+        stored_ok, stored = acked_check(cluster, traffic.acked, traffic.sent)
+        ok = all_ok and not faults and stored_ok
+        row("pg restart: PostgreSQL stopped (-m fast, -m immediate) and started under load, 3 servers",
+            f"while down every request 503 + Retry-After (problem+json under /api/), each within "
+            f"{bound_text('pg_down_answer')}; 0 other 5xx, 0 socket errors; every server 2xx again within "
+            f"{bound_text('pg_recover')} of the start, no restart; no acked write lost",
+            "; ".join(details) + f"; {len(traffic.records)} answers, {len(faults)} faults {faults[:3]}; {stored}", ok)
+    finally:
+        cluster.close()
+
+
+def case_pg_frozen():
+    """PostgreSQL frozen (SIGSTOP on the postmaster and its backends), as a network partition looks:
+    requests must not wait for it longer than the database timeout allows."""
+    rng = random.Random(OPTS.seed + 16)
+    cluster = Postgres()
+    try:
+        servers, tokens = pg_servers(cluster, 2)
+        traffic = Traffic(servers, tokens, rng.random()).start()
+        if wait_until(lambda: traffic.acked_count() >= 10, 120) is None:
+            raise RuntimeError("no writes acknowledged before the freeze")
+        frozen_at = time.monotonic()
+        try:
+            cluster.freeze()
+            answered = wait_until(lambda: all(traffic.answered_since(frozen_at, n) >= CFG["pg_down_requests"]
+                                              for n in range(len(servers))), 120)
+        finally:
+            back_at = time.monotonic()
+            cluster.thaw()
+        thawed_at = time.monotonic()
+        recovered, probes = wait_serving(servers, tokens, 120)
+        traffic.stop()
+        during, away, slowest, not_503, first_503 = outage_summary(traffic, servers, frozen_at, frozen_at, back_at, thawed_at)
+        faults = traffic.faults()
+        traffic.sent |= probes
+        stored_ok, stored = acked_check(cluster, traffic.acked, traffic.sent)
+        ok = (answered is not None and away and not not_503 and slowest <= bound("pg_frozen_answer") and not faults and stored_ok
+              and recovered is not None and recovered <= bound("pg_recover"))
+        row(f"pg frozen: PostgreSQL stopped with SIGSTOP under load, 2 servers, --database-timeout {PG_TIMEOUT:g}",
+            f"every request 503 + Retry-After within {bound_text('pg_frozen_answer')} of the freeze or of being asked; "
+            f"0 other 5xx, 0 socket errors; 2xx again within {bound_text('pg_recover')} of SIGCONT; no acked write lost",
+            f"first 503 per server {[None if t is None else round(t, 2) for t in first_503]} s after SIGSTOP; "
+            f"frozen {thawed_at - frozen_at:.1f} s: {len(away)} answers, {len(not_503)} not 503 {not_503[:3]}, "
+            f"slowest {slowest:.2f} s from the freeze or from being asked; every server 2xx again "
+            + (f"{recovered:.2f} s after SIGCONT" if recovered is not None else "never")
+            + f"; {len(faults)} faults {faults[:3]}; {stored}", ok)
+    finally:
+        cluster.close()
+
+
+def case_pg_slots():
+    """Every connection slot of PostgreSQL taken (by idle logins held here): 503 at once, not a
+    hang; 2xx again once slots are free."""
+    cluster = Postgres()
+    held = []
+    try:
+        cluster.stop("fast")
+        cluster.start(max_connections=12)
+        servers, tokens = pg_servers(cluster, 2)
+        traffic_check, _ = wait_serving(servers, tokens, 60)
+        if traffic_check is None:
+            raise RuntimeError("the servers did not serve before the slots were taken")
+
+        def fill():
+            """Logs in until the server refuses: every slot is then held here or by a server."""
+            while len(held) < 50:
+                sock, state = pg_login(cluster.port)
+                if sock is None:
+                    return state
+                held.append(sock)
+            return "none"
+        refused = fill()
+        # The servers' own connections are ended, and their slots taken by ones held here too.
+        pg_query(held[0], "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'diary'")
+
+        def servers_out():
+            fill()
+            return pg_query(held[0], "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'diary'") == ["0"]
+        if wait_until(servers_out, 60, interval=0.05) is None:
+            raise RuntimeError("the servers' connections did not end")
+        refused = fill()
+        taken_at = time.monotonic()
+        traffic = Traffic(servers, tokens, OPTS.seed).start()
+        answered = wait_until(lambda: all(traffic.answered_since(taken_at, n) >= CFG["pg_down_requests"]
+                                          for n in range(len(servers))), 120)
+        freed_at = time.monotonic()
+        slots_held = len(held)
+        for sock in held[len(held) // 2:]:
+            sock.close()
+        del held[len(held) // 2:]
+        recovered, _ = wait_serving(servers, tokens, 120)
+        traffic.stop()
+        full = traffic.between(taken_at, freed_at)
+        not_503 = [f"{r[3]} {r[4]} {r[5]}" for r in full if r[5] != 503]
+        slowest = max((r[1] - r[0] for r in full), default=0.0)
+        faults = traffic.faults()
+        ok = (refused == "53300" and answered is not None and full and not not_503 and slowest <= bound("pg_down_answer")
+              and not faults and recovered is not None and recovered <= bound("pg_recover"))
+        row("pg slots: every PostgreSQL connection slot taken (max_connections 12), 2 servers",
+            f"503 + Retry-After within {bound_text('pg_down_answer')}, not a hang; 0 other 5xx, 0 socket errors; "
+            f"2xx again within {bound_text('pg_recover')} once slots free up",
+            f"{slots_held} slots held here (then refused: SQLSTATE {refused}); {len(full)} answers while full, "
+            f"{len(not_503)} not 503 {not_503[:3]}, slowest {slowest:.2f} s; half freed: every server 2xx again "
+            + (f"{recovered:.2f} s later" if recovered is not None else "never") + f"; {len(faults)} faults {faults[:3]}", ok)
+    finally:
+        for sock in held:
+            sock.close()
+        cluster.close()
+
+
+class CommitCutter:
+    """A TCP proxy between diary-servers and PostgreSQL that, once armed, cuts the next writing
+    transaction's connection at its COMMIT: "before" drops the COMMIT (PostgreSQL rolls the
+    transaction back), "after" lets PostgreSQL commit and drops only its answer. Either way the
+    server sees its connection lost during COMMIT. A transaction writes when it touched
+    `data_version`, as every write of the store does and no read."""
+
+    def __init__(self, target_port):
+        self.target_port = target_port
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.lock = threading.Lock()
+        self.armed = None          # "before", "after" or None
+        self.cuts = 0
+        threading.Thread(target=self.accept, daemon=True).start()
+
+    def arm(self, mode):
+        with self.lock:
+            self.armed = mode
+
+    def accept(self):
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            server = socket.create_connection(("127.0.0.1", self.target_port))
+            state = {"writes": False, "cut_answer": False}
+            threading.Thread(target=self.upstream, args=(client, server, state), daemon=True).start()
+            threading.Thread(target=self.downstream, args=(client, server, state), daemon=True).start()
+
+    @staticmethod
+    def read_exactly(sock, size):
+        data = b""
+        while len(data) < size:
+            chunk = sock.recv(size - len(data))
+            if not chunk:
+                raise ConnectionError
+            data += chunk
+        return data
+
+    def cut(self, client, server):
+        for sock in (client, server):
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            sock.close()
+
+    def upstream(self, client, server, state):
+        """Client to PostgreSQL: the startup message has no type byte, every later one has."""
+        try:
+            length = struct.unpack("!i", self.read_exactly(client, 4))[0]
+            server.sendall(struct.pack("!i", length) + self.read_exactly(client, length - 4))
+            while True:
+                kind = self.read_exactly(client, 1)
+                header = self.read_exactly(client, 4)
+                payload = self.read_exactly(client, struct.unpack("!i", header)[0] - 4)
+                if kind in (b"P", b"Q"):
+                    text = payload.split(b"\0", 2)[1 if kind == b"P" else 0]
+                    if b"data_version SET" in text:
+                        state["writes"] = True
+                    elif text.strip().upper() == b"COMMIT":
+                        with self.lock:
+                            mode = self.armed if state["writes"] else None
+                            if mode:
+                                self.armed = None
+                                self.cuts += 1
+                        state["writes"] = False
+                        if mode == "before":
+                            self.cut(client, server)
+                            return
+                        if mode == "after":
+                            state["cut_answer"] = True
+                server.sendall(kind + header + payload)
+        except OSError:
+            self.cut(client, server)
+
+    def downstream(self, client, server, state):
+        """PostgreSQL to client, message by message, so that COMMIT's answer can be held back."""
+        try:
+            while True:
+                kind = self.read_exactly(server, 1)
+                header = self.read_exactly(server, 4)
+                payload = self.read_exactly(server, struct.unpack("!i", header)[0] - 4)
+                if kind == b"C" and payload.startswith(b"COMMIT") and state["cut_answer"]:
+                    self.cut(client, server)   # committed, and the server never hears it
+                    return
+                client.sendall(kind + header + payload)
+        except OSError:
+            self.cut(client, server)
+
+    def close(self):
+        self.listener.close()
+
+
+def case_pg_commit_lost():
+    """The connection lost during COMMIT, after PostgreSQL committed and before: the server asks
+    PostgreSQL what became of the write, and answers what is true."""
+    cluster = Postgres()
+    cutter = CommitCutter(cluster.port)
+    server = None
+    try:
+        token = add_user(cluster.url, "pgcut")
+        proxied = cluster.url.replace(f":{cluster.port}/", f":{cutter.port}/")
+        server = Server(proxied, ["--threads", "2", "--database-timeout", f"{PG_TIMEOUT * 5:g}"]).start()
+        client = Client(server.port, token, timeout=60)
+        results = {}
+        for mode in ("after", "before", "after", "before"):
+            title = f"cut {mode} {len(results)}"
+            cutter.arm(mode)
+            status, answer = client.json("POST", "/api/entries", entry_body(title, "a write whose COMMIT lost its answer"))
+            stored = cluster.sql(f"SELECT entry_id FROM entries WHERE title = '{title}'")
+            results[title] = (mode, status, (answer or {}).get("entry_id"), [int(r[0]) for r in stored])
+        with cutter.lock:
+            cuts, unused = cutter.cuts, cutter.armed
+        wrong = []
+        for title, (mode, status, answered_id, stored) in results.items():
+            if mode == "after" and not (status == 201 and stored == [answered_id]):
+                wrong.append(f"{title}: {status}, stored {stored}")
+            if mode == "before" and not (status == 503 and stored == []):
+                wrong.append(f"{title}: {status}, stored {stored}")
+        reads = Client(server.port, timeout=60, record=False).json("GET", "/api/entries?per_page=1")[0]
+        ok = cuts == len(results) and unused is None and not wrong and reads == 200
+        row("pg commit lost: the connection to PostgreSQL cut during COMMIT (a proxy), after it committed and before",
+            "committed: 201 with the stored entry's id; rolled back: 503 and nothing stored; the server serves on",
+            f"{cuts} cuts; " + "; ".join(f"{m} -> {s}, stored {len(st)}" for m, s, _, st in results.values())
+            + f"; {len(wrong)} wrong {wrong[:2]}; then a read: {reads}", ok)
+    finally:
+        if server:
+            server.stop()
+        cutter.close()
+        cluster.close()
+
+
+# ---------------------------------------------------------------------------------------------
 
 CASES = [("crash", case_crash), ("graceful", case_graceful_stop), ("diskfull", case_disk_full),
          ("readonly", case_read_only), ("busy", case_busy), ("load", case_load), ("slowloris", case_slowloris),
          ("hostile", case_hostile), ("privacy", case_privacy), ("timing", case_timing), ("fuzz", case_fuzz),
-         ("logs", case_logs)]
+         ("pg-servers", case_pg_servers), ("pg-kill", case_pg_kill), ("pg-restart", case_pg_restart),
+         ("pg-slots", case_pg_slots), ("pg-frozen", case_pg_frozen),
+         ("pg-commit-lost", case_pg_commit_lost), ("logs", case_logs)]
 
 
 def print_table():
@@ -1562,6 +2315,8 @@ def main():
 def cleanup():
     for server in SERVERS:
         server.kill()
+    for cluster in list(CLUSTERS):
+        cluster.close()
     tmpfs = os.path.join(WORK, "tmpfs")
     if os.path.ismount(tmpfs):
         subprocess.run(["umount", "-l", tmpfs], capture_output=True)

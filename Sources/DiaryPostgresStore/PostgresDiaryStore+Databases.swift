@@ -23,6 +23,18 @@ extension PostgresDiaryStore {
         }
     }
 
+    /// Creates the database `name` as a copy of `original` as it is now: for tests that start
+    /// two worlds from one database. PostgreSQL copies only a database no one is connected to,
+    /// so every connection to `original` is ended first (a store's pool replaces them on its
+    /// next call); a call running on one meanwhile would fail.
+    public static func copyDatabase(named original: String, to name: String, on serverURL: PostgresURL) throws(StoreError) {
+        try withAdminConnection(serverURL, subject: "new database \(name), a copy of \(original)") { session in
+            try session.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", [original])
+            // Waits (up to 5 s) for the ended connections' server processes to exit.
+            try session.execute("CREATE DATABASE \(quotedIdentifier(name)) TEMPLATE \(quotedIdentifier(original))")
+        }
+    }
+
     /// A name as an SQL identifier, quoted: whatever it holds, it stays one name.
     static func quotedIdentifier(_ name: String) -> String {
         "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
@@ -33,8 +45,8 @@ extension PostgresDiaryStore {
             let connection = try PostgresConnection.connect(
                 on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration(url), id: 0, logger: logger
             ).wait()
-            defer { try? connection.close().wait() }
-            try body(SQLSession(connection: connection, logger: logger))
+            defer { SQLSession.close(connection, timeout: defaultTimeout) }
+            try body(SQLSession(connection: connection, logger: logger, timeout: defaultTimeout))
         } catch {
             throw StoreError(error, subject: .operation(subject))
         }

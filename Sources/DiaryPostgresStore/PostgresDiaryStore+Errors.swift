@@ -20,6 +20,8 @@ extension StoreError {
             self.init(error, subject: subject)
         case let error as PostgresDiaryStore.CommitOutcomeUnknown:
             self.init(.unavailable, subject, detail: error.description)
+        case let error as SQLSession.NoAnswer:
+            self.init(.unavailable, subject, detail: error.description)
         case let error as ConnectionPool.PoolError:
             self.init(.unavailable, subject, detail: error.description)
         case let error as PostgresURL.Invalid:

@@ -24,6 +24,9 @@ public final class PostgresDiaryStore: DiaryStore {
     static let idempotencyLockClass: Int32 = 0x4469_6172  // "Diar"
     /// How long a statement waits, by default, for a lock another transaction holds before it fails.
     public static let defaultLockTimeout: TimeInterval = 5
+    /// How long the store waits, by default, for the server at each step of a call: a free
+    /// pooled connection, a new connection's login, each statement's answer.
+    public static let defaultTimeout: TimeInterval = 5
     /// How many times a write that lost a deadlock is tried again.
     static let deadlockRetries = 3
 
@@ -39,27 +42,32 @@ public final class PostgresDiaryStore: DiaryStore {
     /// - parameter lockTimeout: how long a statement waits for a lock another transaction holds
     ///   (a row another writer changes, an import) before the call fails with `.unavailable`,
     ///   as SQLite's busy timeout.
+    /// - parameter timeout: how long a call waits for the server at each step (a free pooled
+    ///   connection, a new connection up to its login, each statement's answer) before it fails
+    ///   with `.unavailable`: a server that is down, frozen or out of connection slots costs a
+    ///   caller that long at most, never a hang. A statement past it has its connection closed.
+    ///   A lock wait longer than `lockTimeout` or `timeout`, whichever is shorter, fails too.
     /// - parameter clock: the time of new and changed rows (tests pass a fixed one).
     /// - throws: `.unavailable` when the server cannot be reached, refuses the login, or the
     ///   schema cannot be migrated. The message never holds the password.
     public init(
         url: PostgresURL, poolSize: Int = 8, lockTimeout: TimeInterval = defaultLockTimeout,
-        clock: @escaping @Sendable () -> Date = Date.init
+        timeout: TimeInterval = defaultTimeout, clock: @escaping @Sendable () -> Date = Date.init
     ) throws(StoreError) {
         self.url = url
         self.clock = clock
         let subject = StoreError.Subject.operation("database \(url)")
         do {
             pool = ConnectionPool(
-                configuration: try Self.configuration(url, lockTimeout: lockTimeout), maximumCount: poolSize,
-                eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: Self.logger
+                configuration: try Self.configuration(url, lockTimeout: min(lockTimeout, timeout), timeout: timeout),
+                maximumCount: poolSize, timeout: timeout, eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: Self.logger
             )
         } catch {
             throw StoreError(error, subject: subject)
         }
         do {
             try pool.withConnection { connection, _ in
-                try Self.migrate(SQLSession(connection: connection, logger: Self.logger))
+                try Self.migrate(SQLSession(connection: connection, logger: Self.logger, timeout: timeout))
             }
         } catch {
             pool.close()
@@ -68,14 +76,16 @@ public final class PostgresDiaryStore: DiaryStore {
     }
 
     /// Opens the database at a `postgres://` or `postgresql://` URL.
-    public convenience init(url text: String, poolSize: Int = 8, clock: @escaping @Sendable () -> Date = Date.init) throws(StoreError) {
+    public convenience init(
+        url text: String, poolSize: Int = 8, timeout: TimeInterval = defaultTimeout, clock: @escaping @Sendable () -> Date = Date.init
+    ) throws(StoreError) {
         let url: PostgresURL
         do {
             url = try PostgresURL(text)
         } catch {
             throw StoreError(.unavailable, .operation("database URL"), detail: error.description)
         }
-        try self.init(url: url, poolSize: poolSize, clock: clock)
+        try self.init(url: url, poolSize: poolSize, timeout: timeout, clock: clock)
     }
 
     /// Closes every connection. Any later call throws `.unavailable`.
@@ -125,7 +135,9 @@ extension PostgresDiaryStore {
         return logger
     }()
 
-    static func configuration(_ url: PostgresURL, lockTimeout: TimeInterval = defaultLockTimeout) throws -> PostgresConnection.Configuration {
+    static func configuration(
+        _ url: PostgresURL, lockTimeout: TimeInterval = defaultLockTimeout, timeout: TimeInterval = defaultTimeout
+    ) throws -> PostgresConnection.Configuration {
         let tls: PostgresConnection.Configuration.TLS
         switch url.tlsMode {
         case .disable: tls = .disable
@@ -135,11 +147,15 @@ extension PostgresDiaryStore {
         var configuration = PostgresConnection.Configuration(
             host: url.host, port: url.port, username: url.user, password: url.password(), database: url.database, tls: tls
         )
-        configuration.options.connectTimeout = .seconds(10)
+        // postgres-nio holds this deadline until the login is done, not only for TCP's connect:
+        // a frozen server, which the kernel still lets connect, fails here too.
+        configuration.options.connectTimeout = .milliseconds(Int64(max(timeout, 0.001) * 1000))
         // As SQLite's busy timeout: a write that waits longer for another's lock fails
         // (.unavailable) rather than holding its worker thread for as long as the other takes.
+        // synchronous_commit on, whatever postgresql.conf says: a write is answered 2xx only
+        // once its COMMIT is flushed, so a crash (of the server or of PostgreSQL) loses none.
         configuration.options.additionalStartupParameters = [
-            ("lock_timeout", "\(max(Int(lockTimeout * 1000), 1))ms"), ("application_name", "diary"),
+            ("lock_timeout", "\(max(Int(lockTimeout * 1000), 1))ms"), ("synchronous_commit", "on"), ("application_name", "diary"),
         ]
         return configuration
     }
@@ -152,25 +168,73 @@ extension PostgresDiaryStore {
     /// before it commits; it returns once the commit is acknowledged. Any error rolls back
     /// everything and is thrown as a `StoreError` about `subject`. A transaction the server
     /// chose as a deadlock's victim is run again (nothing of it was kept).
+    ///
+    /// When the answer to COMMIT is lost (PostgreSQL stopped, restarted or went silent just
+    /// then), the server is asked on another connection what became of the transaction: a
+    /// kept write returns as if acknowledged, one rolled back throws `.unavailable` with
+    /// nothing written, and only when the server cannot tell within the timeout does the error
+    /// say the write may have been kept.
     func write<T>(_ subject: @autoclosure () -> StoreError.Subject, _ updates: (SQLSession) throws -> T) throws(StoreError) -> T {
         var attempt = 0
         while true {
             attempt += 1
+            // What the transaction did, kept outside it for when COMMIT's answer is lost.
+            var transactionID: Int64?
+            var outcome: T?
             do {
                 return try withSession { session in
                     try Self.inTransaction(session, begin: "BEGIN") {
                         let result = try updates(session)
-                        try session.execute(
-                            "UPDATE data_version SET version = version + 1 WHERE slot = $1", [Int16.random(in: 0...15)]
+                        transactionID = try session.one(
+                            (Int64).self, "UPDATE data_version SET version = version + 1 WHERE slot = $1 RETURNING txid_current()",
+                            [Int16.random(in: 0...15)]
                         )
+                        outcome = result
                         return result
                     }
                 }
             } catch let error as PSQLError where Self.isRetryable(error) && attempt <= Self.deadlockRetries {
                 continue
+            } catch let error as CommitOutcomeUnknown {
+                guard let transactionID, let outcome else { throw StoreError(error, subject: subject()) }
+                switch committed(transactionID) {
+                case true?: return outcome
+                case false?: throw StoreError(.unavailable, subject(), detail: "the connection was lost during COMMIT, which was rolled back")
+                case nil: throw StoreError(error, subject: subject())
+                }
             } catch {
                 throw StoreError(error, subject: subject())
             }
+        }
+    }
+
+    /// Whether transaction `id`, whose COMMIT went unanswered, was kept, as the server tells on
+    /// another connection (`txid_status`, which a crash's recovery keeps true): nil when it
+    /// cannot tell within the pool's timeout, or says the server is silent. Asked again, a
+    /// little later each time, while the server is away (a restart) or the transaction is
+    /// still finishing on the lost connection's backend.
+    func committed(_ id: Int64) -> Bool? {
+        let deadline = ContinuousClock.now + .milliseconds(Int64(pool.timeout * 1000))
+        var pause = Duration.milliseconds(20)
+        while true {
+            do {
+                let status = try withSession { session -> String? in
+                    let row = try session.query("SELECT txid_status($1)", [id]).first
+                    return try row?.decode(String?.self, context: .default)
+                }
+                switch status {
+                case "committed"?: return true
+                case "aborted"?: return false
+                default: break  // "in progress": its backend is still ending it
+                }
+            } catch ConnectionPool.PoolError.silent {
+                return nil
+            } catch {
+                // Down or restarting: ask again.
+            }
+            guard ContinuousClock.now + pause < deadline else { return nil }
+            Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18 + Double(pause.components.seconds))
+            pause = min(pause * 2, .milliseconds(500))
         }
     }
 
@@ -210,7 +274,7 @@ extension PostgresDiaryStore {
             do {
                 return try pool.withConnection { connection, isNew in
                     reused = !isNew
-                    return try body(SQLSession(connection: connection, logger: Self.logger))
+                    return try body(SQLSession(connection: connection, logger: Self.logger, timeout: pool.timeout))
                 }
             } catch let error as PSQLError where reused && Self.isConnectionLost(error) && attempts <= pool.maximumCount {
                 continue
@@ -224,15 +288,21 @@ extension PostgresDiaryStore {
         do {
             result = try body()
         } catch {
-            // A connection that cannot roll back is closed, and so not reused.
-            if (try? session.execute("ROLLBACK")) == nil {
-                try? session.connection.close().wait()
+            // A connection that cannot roll back is closed, and so not reused. One closed by a
+            // deadline is not asked: the server rolls back when it notices, and a ROLLBACK sent
+            // there could wait another timeout (a write in flight at a freeze took twice as long).
+            if error is SQLSession.NoAnswer {
+                SQLSession.close(session.connection, timeout: session.timeout)
+            } else if (try? session.execute("ROLLBACK")) == nil {
+                SQLSession.close(session.connection, timeout: session.timeout)
             }
             throw error
         }
         do {
             try session.execute("COMMIT")
         } catch let error as PSQLError where isConnectionLost(error) {
+            throw CommitOutcomeUnknown()
+        } catch is SQLSession.NoAnswer {
             throw CommitOutcomeUnknown()
         }
         return result

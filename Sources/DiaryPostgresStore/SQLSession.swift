@@ -5,10 +5,12 @@ import PostgresNIO
 typealias SQLArgument = (any PostgresThrowingDynamicTypeEncodable)?
 
 /// One connection, borrowed for one store call: its statements run one after another, each
-/// waited for on the calling thread.
+/// waited for on the calling thread, at most `timeout` seconds each.
 struct SQLSession {
     let connection: PostgresConnection
     let logger: Logger
+    /// How long a statement may wait for the server's answer (see `waitForAnswer`).
+    let timeout: TimeInterval
 
     /// Runs one statement with `$1`, `$2`, … bound to `arguments`, and returns its rows.
     @discardableResult
@@ -39,7 +41,49 @@ struct SQLSession {
                 bindings.appendNull()
             }
         }
-        return try connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).wait()
+        return try Self.waitForAnswer(
+            connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger), on: connection, timeout: timeout
+        )
+    }
+
+    /// Waits for `answer`, a reply on `connection`, for at most `timeout` seconds; past it
+    /// `NoAnswer` is thrown and the connection is closed.
+    ///
+    /// postgres-nio has no query timeout: a server that stopped answering without closing the
+    /// socket (frozen, or behind a network partition) would hold the caller, a server's worker
+    /// thread, forever. And after `pg_ctl stop -m immediate` a query's future was seen never to
+    /// complete at all, though its connection had closed. So the caller waits on a promise of
+    /// its own, which the deadline fails if the answer has not completed it first (the later of
+    /// the two is ignored), rather than on postgres-nio's future. Closing the connection makes
+    /// the pool drop it, and the server roll back whatever it had begun on it.
+    static func waitForAnswer<T: Sendable>(_ answer: EventLoopFuture<T>, on connection: PostgresConnection, timeout: TimeInterval) throws -> T {
+        try waitAtMost(timeout, for: answer, on: connection.eventLoop) { let _: EventLoopFuture<Void> = connection.close() }
+    }
+
+    /// Waits for `future` for at most `timeout` seconds, then throws `NoAnswer` and runs
+    /// `giveUp` on `eventLoop` (to close what the late answer would have used).
+    static func waitAtMost<T: Sendable>(
+        _ timeout: TimeInterval, for future: EventLoopFuture<T>, on eventLoop: any EventLoop, giveUp: @escaping @Sendable () -> Void
+    ) throws -> T {
+        let outcome = eventLoop.makePromise(of: T.self)
+        future.hop(to: eventLoop).cascade(to: outcome)
+        let deadline = eventLoop.scheduleTask(in: .nanoseconds(Int64(max(timeout, 0.001) * 1_000_000_000))) {
+            outcome.fail(NoAnswer(seconds: timeout))
+            giveUp()
+        }
+        defer { deadline.cancel() }
+        return try outcome.futureResult.wait()
+    }
+
+    /// Closes `connection`, waiting for it at most `timeout` seconds.
+    static func close(_ connection: PostgresConnection, timeout: TimeInterval) {
+        _ = try? waitForAnswer(connection.close(), on: connection, timeout: timeout)
+    }
+
+    /// The server did not answer a statement in time; the connection was closed.
+    struct NoAnswer: Error, CustomStringConvertible {
+        let seconds: TimeInterval
+        var description: String { "the server did not answer within \(seconds.rounded() == seconds ? "\(Int(seconds))" : "\(seconds)") s" }
     }
 }
 

@@ -20,7 +20,9 @@ import Foundation
 ///   no read's answer to such a reader may depend on anyone's unlisted or private entries
 ///   (search ranking included).
 /// - **Errors** are `StoreError`s whose `subject` says what they are about; `.unavailable`
-///   means the database cannot answer now, and nothing was written.
+///   means the database cannot answer now, and nothing was written, except when a remote
+///   database's answer to COMMIT was lost and the database could not say afterwards what
+///   became of the transaction: then the write may have been kept, and the detail says so.
 public protocol DiaryStore: Sendable {
     // MARK: Users
 

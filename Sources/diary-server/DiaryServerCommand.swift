@@ -38,10 +38,11 @@ struct DatabaseOptions: ParsableArguments {
     /// Opens the store `database` names, bringing its schema up to date.
     ///
     /// - parameter connections: for PostgreSQL, the most connections the store opens: as many
-    ///   as threads call it at once (the server's workers), so that none waits for another.
-    func openStore(connections: Int = 2) throws(StoreError) -> any DiaryStore {
+    ///   as threads call it at once (the server's workers and write threads: `DatabaseSizing`).
+    /// - parameter timeout: for PostgreSQL, the longest a call waits for the server at each step.
+    func openStore(connections: Int = 2, timeout: Double = PostgresDiaryStore.defaultTimeout) throws(StoreError) -> any DiaryStore {
         if isPostgres {
-            return try PostgresDiaryStore(url: database, poolSize: connections)
+            return try PostgresDiaryStore(url: database, poolSize: connections, timeout: timeout)
         }
         return try SQLiteDiaryStore(path: database)
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DiaryPostgresStore
 import DiaryServer
 import DiaryStore
 import Foundation
@@ -17,6 +18,12 @@ struct Serve: ParsableCommand {
     var port = 8080
 
     @OptionGroup var database: DatabaseOptions
+
+    @Option(help: """
+        PostgreSQL only: seconds a request waits for the database at each step (a connection, each statement) \
+        before it is answered 503: a server that is down, frozen or full never holds a request longer.
+        """)
+    var databaseTimeout = PostgresDiaryStore.defaultTimeout
 
     @Option(help: "Worker threads serving requests (default: the number of cores, at least 2; on PostgreSQL \(DatabaseSizing.postgresThreadsPerCore) per core).")
     var threads: Int?
@@ -78,6 +85,7 @@ struct Serve: ParsableCommand {
             }
         }
         guard (0...4096).contains(responseCache) else { throw ValidationError("--response-cache must be between 0 and 4096 (MiB).") }
+        guard databaseTimeout > 0, databaseTimeout <= 3600 else { throw ValidationError("--database-timeout must be more than 0 and at most 3600 seconds.") }
         guard connectionTimeout > 0 else { throw ValidationError("--connection-timeout must be positive.") }
         guard maxConnections > 0, maxConnectionsPerIp > 0 else { throw ValidationError("connection limits must be positive.") }
         if let publicURL, Self.normalizedPublicURL(publicURL) == nil {
@@ -96,7 +104,7 @@ struct Serve: ParsableCommand {
         if let writeThreads = sizing.writeThreads { configuration.blockingThreads = writeThreads }
         let store: any DiaryStore
         do {
-            store = try database.openStore(connections: sizing.connections)
+            store = try database.openStore(connections: sizing.connections, timeout: databaseTimeout)
         } catch {
             FileHandle.standardError.write(Data("error: cannot open the database \(database.displayName): \(error)\n".utf8))
             throw ExitCode.failure

@@ -1,5 +1,4 @@
 import DiaryAPI
-import DiarySQLiteStore
 import DiaryServer
 import Foundation
 import HTTPCore
@@ -131,11 +130,7 @@ import Testing
 
     @Test func everyOperationInTheDocumentIsRouted() throws {
         let document = try Self.loadDocument()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("diary-openapi-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try SQLiteDiaryStore(path: directory.appendingPathComponent("diary.sqlite3").path)
-        let app = DiaryApplication(store: store)
+        let app = try TestApplication().app
 
         var operations = 0
         for (template, item) in try Self.paths(document).sorted(by: { $0.key < $1.key }) {
@@ -154,10 +149,8 @@ import Testing
     }
 
     @Test func theServedDocumentIsTheFile() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("diary-openapi-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let app = DiaryApplication(store: try SQLiteDiaryStore(path: directory.appendingPathComponent("diary.sqlite3").path))
+        let t = try TestApplication()
+        let app = t.app
         let response = app.respond(to: HTTPRequest(method: "GET", target: "/api/openapi.json"))
         try #require(response.status == 200, "GET /api/openapi.json answered \(response.status)")
         #expect(response.headers["Content-Type"] == "application/json; charset=utf-8")

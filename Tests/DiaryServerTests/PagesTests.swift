@@ -8,7 +8,7 @@ import Testing
 import FoundationXML
 #endif
 
-/// The reading pages and feeds through the application, in-process on a real SQLite file.
+/// The reading pages and feeds through the application, in-process on a real database.
 @Suite struct PagesTests {
     /// Posts an entry through the API and answers it.
     @discardableResult
@@ -149,7 +149,7 @@ import FoundationXML
         let t = try TestApplication()
         let alice = try t.addUser("alice")
         let entry = try Self.post(t, alice, title: "one")
-        try t.store.close()
+        try t.closeStore()
         for target in ["/", "/entries/\(entry.id)", "/diaries/\(entry.diaryID)", "/feed.atom", "/search?q=one"] {
             let response = t.request("GET", target)
             #expect(response.status == 503, "\(target)")

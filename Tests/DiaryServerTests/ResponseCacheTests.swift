@@ -1,5 +1,4 @@
 import DiaryAPI
-import DiarySQLiteStore
 import DiaryServer
 import DiaryStore
 import Foundation
@@ -91,9 +90,9 @@ import Testing
         _ = p.t.request("POST", "/api/entries", token: token, json: #"{"title":"ours","body":""}"#)
         let kept = p.t.request("GET", "/api/entries")
         #expect(p.t.request("GET", "/api/entries").body == kept.body)
-        // A second store on the file has its own connections, as another process would.
-        let other = try SQLiteDiaryStore(path: p.t.store.path)
-        defer { try? other.close() }
+        // A second store on the database has its own connections, as another process would.
+        let other = try p.t.openAnotherStore()
+        defer { try? TestApplication.close(other) }
         let user = try #require(try other.user(tokenHash: TokenHash(token: token)))
         _ = try other.createEntry(userID: user.id, diaryID: nil, title: "theirs", body: "", tags: [], created: nil, visibility: nil, idempotency: nil)
         let page = try p.t.request("GET", "/api/entries").decoded(EntryPage.self)

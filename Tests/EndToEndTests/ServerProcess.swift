@@ -1,36 +1,54 @@
+import DiaryPostgresStore
 import Foundation
+import StoreTestSupport
 import Testing
 
-/// A real `diary-server` on a free port and a temporary database, stopped when released.
+/// A real `diary-server` on a free port and a temporary database, stopped when released: an
+/// SQLite file, or with `DIARY_TEST_ENGINE=postgres` a fresh PostgreSQL database (`TestEngine`).
 final class ServerProcess: @unchecked Sendable {
+    /// A folder of the server's own for the SQLite file and anything else a test writes.
     let directory: URL
+    /// What `--database` gets: the SQLite file's path or the PostgreSQL database's URL.
     let database: String
     private(set) var url = ""
     private(set) var port = 0
 
     /// Whether the folder is this server's to remove (not when it shares another's database).
     private let ownsDirectory: Bool
+    /// The PostgreSQL database made for this server, held by every server sharing it: it is
+    /// dropped once the last of them is released, after that one stopped its process.
+    private let postgres: ScratchPostgresDatabase?
 
     init(extraArguments: [String] = []) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("diary-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        database = directory.appendingPathComponent("diary.sqlite3").path
+        switch TestEngine.current {
+        case .sqlite:
+            postgres = nil
+            database = directory.appendingPathComponent("diary.sqlite3").path
+        case .postgres:
+            let made = try ScratchPostgresDatabase()
+            postgres = made
+            database = made.url.description
+        }
         ownsDirectory = true
         try start(extraArguments: extraArguments)
     }
 
-    /// A second server process on `other`'s database file, as two servers behind one proxy would run.
-    init(sharingDatabaseOf other: ServerProcess) throws {
+    /// Another server process on `other`'s database, as servers behind one proxy would run.
+    init(sharingDatabaseOf other: ServerProcess, extraArguments: [String] = []) throws {
         directory = other.directory
         database = other.database
+        postgres = other.postgres
         ownsDirectory = false
-        try start()
+        try start(extraArguments: extraArguments)
     }
 
     /// A server on a database it is given, not made for it: a PostgreSQL URL several servers share.
     init(database: String, extraArguments: [String] = []) throws {
         directory = FileManager.default.temporaryDirectory
         self.database = database
+        postgres = nil
         ownsDirectory = false
         try start(extraArguments: extraArguments)
     }
