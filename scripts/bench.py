@@ -25,6 +25,9 @@ import sys
 import tempfile
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ in scripts/ from the import below
+import cluster  # noqa: E402  scripts/cluster.py: PostgreSQL, the servers and the proxy, as scripts/cluster runs them
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LUA_DIR = os.path.join(ROOT, "bench")
 HOST = "127.0.0.1"
@@ -45,9 +48,25 @@ def parse_arguments():
     parser.add_argument("--threads", type=int, help="diary-server --threads (default: its own)")
     parser.add_argument("--repeat", type=int, default=1, help="runs of each read scenario; the median is shown")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (database, nginx files)")
+    parser.add_argument("--database", choices=("sqlite", "postgres"), default="sqlite",
+                        help="postgres: the same scenarios on SQLite (the reference), on PostgreSQL with one server, "
+                             "and with --servers behind nginx as scripts/cluster runs them, in one run (default sqlite)")
+    parser.add_argument("--servers", type=int, default=3, help="with --database postgres: servers behind the proxy (default 3)")
+    parser.add_argument("--database-connections", type=int, help="with --database postgres: diary-server --database-connections")
+    parser.add_argument("--sizing", metavar="T:C,...",
+                        help="with --database postgres: instead of the table, one PostgreSQL server per setting of "
+                             "--threads T and --database-connections C, reads and posts for each (e.g. 2:3,4:8,8:12)")
     arguments = parser.parse_args()
     if arguments.entries < 1 or arguments.duration < 1 or arguments.repeat < 1:
         parser.error("--entries, --duration and --repeat must be positive")
+    if arguments.database != "postgres" and (arguments.sizing or arguments.database_connections):
+        parser.error("--sizing and --database-connections go with --database postgres")
+    if arguments.sizing:
+        try:
+            arguments.sizing = [tuple(int(part) for part in setting.split(":")) for setting in arguments.sizing.split(",")]
+            assert all(len(setting) == 2 for setting in arguments.sizing)
+        except (ValueError, AssertionError):
+            parser.error("--sizing takes THREADS:CONNECTIONS pairs separated by commas, such as 2:3,4:8")
     return arguments
 
 
@@ -122,10 +141,11 @@ def peak_rss_mib(pid):
     return None
 
 
-def start_diary_server(children, arguments, database, log_path):
+def start_diary_server(children, arguments, database, log_path, extra=()):
     command = [os.path.join(arguments.bin, "diary-server"), "serve", "--host", HOST, "--port", "0", "--database", database]
     if arguments.threads:
         command += ["--threads", str(arguments.threads)]
+    command += list(extra)
     process = children.start(command, stdout=subprocess.PIPE, stderr=open(log_path, "w"), text=True)
     ready, _, _ = select.select([process.stdout], [], [], 30)
     line = process.stdout.readline() if ready else ""
@@ -179,12 +199,12 @@ def nginx_worker(master):
 # MARK: - Data
 
 
-def seed(arguments, database):
+def seed(arguments, database, engine="SQLite"):
     started = time.monotonic()
     output = run([os.path.join(arguments.bin, "diary-server"), "seed", "--entries", str(arguments.entries),
-                  "--database", database], timeout=600)
+                  "--database", database], timeout=1800)
     users = [line.split() for line in output.splitlines() if line.strip()]
-    log(f"seeded {arguments.entries} entries for {len(users)} users in {time.monotonic() - started:.1f} s")
+    log(f"seeded {arguments.entries} entries for {len(users)} users on {engine} in {time.monotonic() - started:.1f} s")
     return users[0][1]
 
 
@@ -244,7 +264,7 @@ def same_bytes(port, folder):
 
 
 def wrk(port, duration, connections, script, path="/", script_arguments=()):
-    command = ["wrk", "-t", "2", "-c", str(connections), "-d", f"{duration}s", "--timeout", "2s",
+    command = ["wrk", "-t", str(min(2, connections)), "-c", str(connections), "-d", f"{duration}s", "--timeout", "2s",
                "-s", script, f"http://{HOST}:{port}{path}"]
     if script_arguments:
         command += ["--", *script_arguments]
@@ -402,6 +422,225 @@ def cursor_depth(port, per_page=20, samples=30):
     return result
 
 
+# MARK: - PostgreSQL
+
+
+# The read scenarios of both modes: (name, script, path, script arguments before the ids).
+READ_SCENARIOS = (
+    ("list page 1", "report.lua", LIST_PATH, None),
+    ("one entry", "requests.lua", "/", "entry"),
+    ("reads 50/50", "requests.lua", "/", "reads"),
+    ("home page /", "report.lua", "/", None),
+    ("Atom feed", "report.lua", "/feed.atom", None),
+)
+# Setups of a --database postgres run, in the table's order.
+NGINX, SQLITE, PG_ONE, PG_UNCACHED = "nginx (same bytes)", "SQLite", "PostgreSQL x1", "PostgreSQL x1, cache off"
+PG_UNSHARED = "PostgreSQL x1, a version read per request"
+
+
+def proxied_setup(servers):
+    return f"PostgreSQL x{servers} + nginx"
+
+
+class Runner:
+    """wrk runs against one port at a time, each recorded as a row of the table."""
+
+    def __init__(self, arguments, ids):
+        self.arguments, self.ids, self.rows = arguments, ids, []
+
+    def read(self, setup, port, pids, name, script, path, mode, connections=None, runs=None):
+        script_arguments = (mode, *self.ids) if mode else ()
+        return self.row(setup, port, pids, name, runs or self.arguments.repeat, connections or self.arguments.connections,
+                        script, path, script_arguments)
+
+    def row(self, setup, port, pids, name, runs, connections, script, path="/", script_arguments=()):
+        results = [wrk(port, self.arguments.duration, connections, script, path, script_arguments) for _ in range(runs)]
+        rss = [peak_rss_mib(pid) for pid in pids]
+        row = dict(median_run(results), scenario=name, setup=setup, connections=connections,
+                   rss_mib=max((value for value in rss if value is not None), default=None))
+        log(f"{setup}, {name}: {row['requests_per_s']:,.0f} requests/s, p50 {row['p50_ms']:.2f} ms, "
+            f"p99 {row['p99_ms']:.2f} ms, {row['errors']} errors")
+        self.rows.append(row)
+        return row
+
+    def warm_up(self, port):
+        wrk(port, 2, self.arguments.connections, "requests.lua", script_arguments=("reads", *self.ids))
+
+    def writes(self, setup, port, pids, token):
+        self.row(setup, port, pids, "post entry", 1, self.arguments.post_connections, "requests.lua",
+                 script_arguments=("post", token))
+        self.row(setup, port, pids, "mixed 90% reads", 1, self.arguments.connections, "requests.lua",
+                 script_arguments=("mixed", *self.ids, token))
+
+
+def postgres_server_flags(arguments, threads=None, connections=None, public_url=None, response_cache=None, shared_reads=True):
+    flags = [] if shared_reads else ["--no-shared-version-reads"]
+    if threads:
+        flags += ["--threads", str(threads)]
+    connections = connections or arguments.database_connections
+    if connections:
+        flags += ["--database-connections", str(connections)]
+    if public_url:
+        flags += ["--public-url", public_url]
+    if response_cache is not None:
+        flags += ["--response-cache", str(response_cache)]
+    # Behind the proxy every connection comes from 127.0.0.1.
+    return flags + ["--max-connections-per-ip", "1024"]
+
+
+def measure_postgres(arguments, folder, children):
+    """The same scenarios on SQLite (the reference, with nginx serving its bytes), on PostgreSQL
+    with one server, and with --servers behind nginx configured as scripts/cluster does; reads
+    first on every setup (the data still the seeded data), then posts and the mixed load."""
+    sqlite_database = os.path.join(folder, "diary.sqlite3")
+    sqlite_token = seed(arguments, sqlite_database)
+    sqlite, sqlite_port = start_diary_server(children, arguments, sqlite_database, os.path.join(folder, "sqlite-server.log"))
+    count, step = sampled_ids(arguments.entries)
+    content_type, page_types, sizes = capture(sqlite_port, folder, count, step)
+    nginx, nginx_port = start_nginx(children, folder, content_type, page_types)
+    worker = nginx_worker(nginx)
+    runner = Runner(arguments, (str(count), str(step)))
+
+    postgres_url, postgres_folder = cluster.start_postgres()
+    try:
+        log(f"PostgreSQL at {postgres_url}")
+        database = cluster.create_database(postgres_url, "bench")
+        postgres_token = seed(arguments, database, "PostgreSQL")
+        # Every server builds its feeds with the proxy's address, so that they all answer the same bytes.
+        proxy_port = cluster.free_port()
+        public_url = f"http://{HOST}:{proxy_port}"
+        first, first_port = start_diary_server(children, arguments, database, os.path.join(folder, "postgres-server-1.log"),
+                                               postgres_server_flags(arguments, public_url=public_url))
+        servers = [(first, first_port)]
+        for number in range(2, arguments.servers + 1):
+            servers.append(start_diary_server(children, arguments, database, os.path.join(folder, f"postgres-server-{number}.log"),
+                                              postgres_server_flags(arguments, public_url=public_url)))
+        config = cluster.proxy_config(folder, proxy_port, [port for _, port in servers], workers=1)
+        proxy = cluster.start_nginx(children, folder, config, proxy_port)
+        proxy_pids = [nginx_worker(proxy), *(process.pid for process, _ in servers)]
+        proxied = proxied_setup(arguments.servers)
+        uncached, uncached_port = start_diary_server(children, arguments, database, os.path.join(folder, "postgres-uncached.log"),
+                                                     postgres_server_flags(arguments, response_cache=0))
+        log("warming up")
+        for port in (nginx_port, sqlite_port, first_port, proxy_port, uncached_port):
+            runner.warm_up(port)
+
+        for name, script, path, mode in READ_SCENARIOS:
+            runner.read(NGINX, nginx_port, [worker], name, script, path, mode)
+            runner.read(SQLITE, sqlite_port, [sqlite.pid], name, script, path, mode)
+            runner.read(PG_ONE, first_port, [first.pid], name, script, path, mode)
+            runner.read(proxied, proxy_port, proxy_pids, name, script, path, mode)
+        # What the freshness check costs: one client at a time, so p50 is one request's latency
+        # (a cached read on PostgreSQL waits for one round trip more than on SQLite), and what
+        # the cache buys on PostgreSQL (every read built from the database).
+        for setup, port, pid in ((SQLITE, sqlite_port, sqlite.pid), (PG_ONE, first_port, first.pid)):
+            runner.read(setup, port, [pid], "list page 1, 1 connection", "report.lua", LIST_PATH, None, connections=1)
+        for name, script, path, mode in READ_SCENARIOS[:2]:
+            runner.read(PG_UNCACHED, uncached_port, [uncached.pid], name, script, path, mode)
+        children.stop(uncached)
+        # The cached read without SharedVersionReads: one version round trip per request.
+        unshared, unshared_port = start_diary_server(children, arguments, database, os.path.join(folder, "postgres-unshared.log"),
+                                                     postgres_server_flags(arguments, shared_reads=False))
+        runner.warm_up(unshared_port)
+        runner.read(PG_UNSHARED, unshared_port, [unshared.pid], *READ_SCENARIOS[0])
+        children.stop(unshared)
+        bytes_identical = same_bytes(sqlite_port, folder)
+        children.stop(nginx)
+
+        runner.writes(SQLITE, sqlite_port, [sqlite.pid], sqlite_token)
+        children.stop(sqlite)
+        runner.writes(PG_ONE, first_port, [first.pid], postgres_token)
+        runner.writes(proxied, proxy_port, proxy_pids, postgres_token)
+        for process, _ in servers:
+            children.stop(process)
+        children.stop(proxy)
+    finally:
+        cluster.stop_postgres(postgres_folder)
+    return {
+        "machine": machine(), "database": "postgres", "entries": arguments.entries, "duration_s": arguments.duration,
+        "repeat": arguments.repeat, "servers": arguments.servers, "response_bytes": sizes, "bytes_identical": bytes_identical,
+        "scenarios": judge_postgres(runner.rows, proxied),
+    }
+
+
+def judge_postgres(rows, proxied):
+    """Ratios against SQLite and nginx, and the targets of issue 14: cached reads >= 0.8x the
+    SQLite run with p99 <= 10 ms, >= 1,000 posts/s, no errors."""
+    by_key = {(row["setup"], row["scenario"]): row for row in rows}
+    for row in rows:
+        if row["setup"] in (NGINX, SQLITE) and row["scenario"] not in ("post entry", "mixed 90% reads"):
+            if row["setup"] == SQLITE and (NGINX, row["scenario"]) in by_key:
+                row["x_nginx"] = row["requests_per_s"] / by_key[(NGINX, row["scenario"])]["requests_per_s"]
+            continue
+        reference = by_key.get((SQLITE, row["scenario"]))
+        if reference and row["setup"] != SQLITE:
+            row["x_sqlite"] = row["requests_per_s"] / reference["requests_per_s"]
+        limit = by_key.get((NGINX, row["scenario"]))
+        if limit:
+            row["x_nginx"] = row["requests_per_s"] / limit["requests_per_s"]
+        if row["setup"] in (PG_ONE, proxied):
+            if row["scenario"] == "post entry":
+                row["target"] = ">=1,000/s, 0 errors"
+                row["ok"] = row["requests_per_s"] >= 1000 and row["errors"] == 0
+            elif row["scenario"] == "mixed 90% reads":
+                row["target"] = "0 errors"
+                row["ok"] = row["errors"] == 0
+            elif "1 connection" not in row["scenario"]:
+                row["target"] = ">=0.8x SQLite, p99<=10ms"
+                row["ok"] = row.get("x_sqlite", 0) >= 0.8 and row["p99_ms"] <= 10 and row["errors"] == 0
+    return rows
+
+
+def print_postgres_table(report):
+    header = ("scenario", "setup", "conns", "req/s", "p50 ms", "p99 ms", "errors", "x SQLite", "x nginx", "peak RSS", "target")
+    lines = []
+    for row in report["scenarios"]:
+        verdict = "" if "ok" not in row else ("ok " if row["ok"] else "MISS ") + row["target"]
+        lines.append((row["scenario"], row["setup"], str(row["connections"]), f"{row['requests_per_s']:,.0f}",
+                      f"{row['p50_ms']:.2f}", f"{row['p99_ms']:.2f}", str(row["errors"]),
+                      f"{row['x_sqlite']:.2f}" if "x_sqlite" in row else "", f"{row['x_nginx']:.2f}" if "x_nginx" in row else "",
+                      f"{row['rss_mib']:.1f}" if row.get("rss_mib") is not None else "", verdict))
+    widths = [max(len(line[i]) for line in [header, *lines]) for i in range(len(header))]
+    left = {0, 1, 10}
+
+    def format_line(cells):
+        return "  ".join(cell.ljust(widths[i]) if i in left else cell.rjust(widths[i]) for i, cell in enumerate(cells)).rstrip()
+    m = report["machine"]
+    print(f"{report['entries']:,} entries, {report['duration_s']} s per wrk run (median of {report['repeat']} for reads), "
+          f"{m['cores']} cores ({m['cpu']}), {m['date']}")
+    print(format_line(header))
+    print(format_line(["-" * width for width in widths]))
+    for line in lines:
+        print(format_line(line))
+    print("peak RSS: of the server (for the proxied setup, the largest of the servers and the nginx worker)")
+    if not report.get("bytes_identical", True):
+        print("WARNING: the SQLite server's list or pages changed during the read scenarios; nginx served other bytes")
+
+
+def measure_sizing(arguments, folder, children):
+    """One PostgreSQL server per --threads:--database-connections setting, on one seeded
+    database: cached reads (list page 1, one entry), posts and the mixed load for each."""
+    postgres_url, postgres_folder = cluster.start_postgres()
+    try:
+        database = cluster.create_database(postgres_url, "bench")
+        token = seed(arguments, database, "PostgreSQL")
+        count, step = sampled_ids(arguments.entries)
+        runner = Runner(arguments, (str(count), str(step)))
+        for threads, connections in arguments.sizing:
+            setup = f"PostgreSQL x1, --threads {threads} --database-connections {connections}"
+            server, port = start_diary_server(children, arguments, database, os.path.join(folder, f"sizing-{threads}-{connections}.log"),
+                                              postgres_server_flags(arguments, threads=threads, connections=connections))
+            runner.warm_up(port)
+            for name, script, path, mode in READ_SCENARIOS[:2]:
+                runner.read(setup, port, [server.pid], name, script, path, mode)
+            runner.writes(setup, port, [server.pid], token)
+            children.stop(server)
+    finally:
+        cluster.stop_postgres(postgres_folder)
+    return {"machine": machine(), "database": "postgres", "entries": arguments.entries, "duration_s": arguments.duration,
+            "repeat": arguments.repeat, "scenarios": runner.rows}
+
+
 # MARK: - Main
 
 
@@ -415,14 +654,22 @@ def main():
     children = Children()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
-        report = measure(arguments, folder, children)
+        if arguments.sizing:
+            report = measure_sizing(arguments, folder, children)
+        elif arguments.database == "postgres":
+            report = measure_postgres(arguments, folder, children)
+        else:
+            report = measure(arguments, folder, children)
     finally:
         children.stop_all()
         if not arguments.keep:
             shutil.rmtree(folder, ignore_errors=True)
         else:
             log(f"kept {folder}")
-    print_table(report)
+    if arguments.database == "postgres":
+        print_postgres_table(report)
+    else:
+        print_table(report)
     if arguments.json:
         with open(arguments.json, "w") as file:
             json.dump(report, file, indent=2)

@@ -3,23 +3,6 @@ import DiaryStore
 import Foundation
 import GRDB
 
-/// An entry written as it is, with its own time: what `insertEntries` takes to fill a database
-/// for a benchmark or a demo.
-public struct SeedEntry: Sendable, Equatable {
-    public var diaryID: Int64
-    public var title: String
-    public var body: String
-    /// Both `created` and `updated`; fractions of a second are dropped, as the store keeps them.
-    public var created: Date
-
-    public init(diaryID: Int64, title: String, body: String, created: Date) {
-        self.diaryID = diaryID
-        self.title = title
-        self.body = body
-        self.created = created
-    }
-}
-
 extension SQLiteDiaryStore {
     /// Writes many entries fast: `batchSize` per transaction, one prepared statement, none of
     /// `createEntry`'s per-entry lookups. The entries are public. The schema still checks every row

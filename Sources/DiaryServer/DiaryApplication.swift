@@ -15,11 +15,15 @@ public struct DiaryApplication: HTTPResponder {
         /// The site's absolute URL for feeds (`https://diary.example`, no trailing slash); nil:
         /// the address the server listens on, set through `siteAddress` once it is known.
         public var publicURL: String?
+        /// Whether concurrent requests share one read of the data version (`SharedVersionReads`):
+        /// for a store where that read is a round trip to a database server.
+        public var sharesVersionReads: Bool
 
-        public init(corsOrigins: [String] = [], responseCacheBytes: Int = 16 << 20, publicURL: String? = nil) {
+        public init(corsOrigins: [String] = [], responseCacheBytes: Int = 16 << 20, publicURL: String? = nil, sharesVersionReads: Bool = false) {
             self.corsOrigins = corsOrigins
             self.responseCacheBytes = responseCacheBytes
             self.publicURL = publicURL
+            self.sharesVersionReads = sharesVersionReads
         }
     }
 
@@ -33,8 +37,12 @@ public struct DiaryApplication: HTTPResponder {
     /// - Parameter log: called with the cause of every 5xx answer; never handed a token or a body.
     public init(store: any DiaryStore, configuration: Configuration = Configuration(), log: @escaping @Sendable (String) -> Void = { _ in }) {
         var router = Router()
+        let readVersion: @Sendable () -> Int64? = { try? store.dataVersion() }
+        let sharedReads = configuration.sharesVersionReads ? SharedVersionReads(read: readVersion) : nil
         let cache = configuration.responseCacheBytes > 0
-            ? ResponseCache(byteLimit: configuration.responseCacheBytes) { try? store.dataVersion() }
+            ? ResponseCache(byteLimit: configuration.responseCacheBytes) {
+                if let sharedReads { sharedReads.version() } else { readVersion() }
+            }
             : nil
         let handlers = Handlers(store: store, log: log)
         let site = SiteAddress(publicURL: configuration.publicURL)

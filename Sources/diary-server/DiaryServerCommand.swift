@@ -38,7 +38,7 @@ struct DatabaseOptions: ParsableArguments {
     /// Opens the store `database` names, bringing its schema up to date.
     ///
     /// - parameter connections: for PostgreSQL, the most connections the store opens: as many
-    ///   as threads call it at once (the server's workers), so that none waits for another.
+    ///   as threads call it at once (the server's workers and write threads: `DatabaseSizing`).
     /// - parameter timeout: for PostgreSQL, the longest a call waits for the server at each step.
     func openStore(connections: Int = 2, timeout: Double = PostgresDiaryStore.defaultTimeout) throws(StoreError) -> any DiaryStore {
         if isPostgres {

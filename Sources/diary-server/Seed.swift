@@ -1,13 +1,15 @@
 import ArgumentParser
 import DiaryAPI
 import APITokens
+import DiaryPostgresStore
 import DiarySQLiteStore
 import DiaryStore
 import Foundation
 import SeededRandom
 
-/// `diary-server seed`: fills a new database with users, diaries and entries through the store
-/// (not HTTP), for `scripts/bench`. Hidden from help: it is a tool, not part of the service.
+/// `diary-server seed`: fills a new database (an SQLite file or a PostgreSQL database) with users,
+/// diaries and entries through the store (not HTTP), for `scripts/bench` and `scripts/cluster`.
+/// Hidden from help: it is a tool, not part of the service.
 struct Seed: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Fill a new database with generated users, diaries and entries; prints 'NAME TOKEN' per user.",
@@ -32,14 +34,10 @@ struct Seed: ParsableCommand {
     }
 
     func run() throws {
-        guard !database.isPostgres else {
-            // insertEntries, the fast batched writer, is SQLite's only.
-            throw ValidationError("seed writes into an SQLite file only.")
-        }
         do {
-            let store = try SQLiteDiaryStore(path: database.database)
+            let store = try database.openStore()
             guard try store.diaries(viewerID: nil).isEmpty else {
-                throw ValidationError("seed writes into a new database only; \(database.database) has diaries.")
+                throw ValidationError("seed writes into a new database only; \(database.displayName) has diaries.")
             }
             var diaryIDs: [Int64] = []
             for number in 1...users {
@@ -51,8 +49,19 @@ struct Seed: ParsableCommand {
                 }
                 print(user.name, token)
             }
-            try store.insertEntries(SeedText.entries(count: entries, diaryIDs: diaryIDs))
-            try store.close()
+            // The same entries on either engine; each store's own batched writer, since
+            // createEntry's per-entry lookups would take minutes for 100,000 entries.
+            let seeded = SeedText.entries(count: entries, diaryIDs: diaryIDs)
+            switch store {
+            case let sqlite as SQLiteDiaryStore:
+                try sqlite.insertEntries(seeded)
+                try sqlite.close()
+            case let postgres as PostgresDiaryStore:
+                try postgres.insertEntries(seeded)
+                postgres.close()
+            default:
+                throw ValidationError("seed knows no batched writer for \(type(of: store)).")
+            }
         } catch let error as StoreError {
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
             throw ExitCode.failure

@@ -25,8 +25,20 @@ struct Serve: ParsableCommand {
         """)
     var databaseTimeout = PostgresDiaryStore.defaultTimeout
 
-    @Option(help: "Worker threads serving requests (default: the number of cores, at least 2).")
+    @Option(help: "Worker threads serving requests (default: the number of cores, at least 2; on PostgreSQL \(DatabaseSizing.postgresThreadsPerCore) per core).")
     var threads: Int?
+
+    @Option(help: """
+        PostgreSQL only: connections this server opens to the database. Each worker thread gets one; \
+        writes share the rest, so that they never keep a read waiting (default: --threads + \(DatabaseSizing.defaultWriteConnections)).
+        """)
+    var databaseConnections: Int?
+
+    @Flag(
+        inversion: .prefixedNo,
+        help: ArgumentHelp("PostgreSQL: concurrent requests share one read of the data version (for benchmarks).", visibility: .hidden)
+    )
+    var sharedVersionReads = true
 
     @Option(help: "Seconds an idle or slow connection is kept open.")
     var connectionTimeout = HTTPServerConfiguration().connectionTimeout
@@ -60,6 +72,18 @@ struct Serve: ParsableCommand {
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
         if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be between 1 and 256.") }
+        if let databaseConnections {
+            guard database.isPostgres else {
+                throw ValidationError("--database-connections is for a PostgreSQL database; SQLite opens its own readers.")
+            }
+            let threads = DatabaseSizing(threads: threads, connections: nil, isPostgres: true).threads
+            guard (threads + 1...DatabaseSizing.maximumConnections).contains(databaseConnections) else {
+                throw ValidationError("""
+                    --database-connections must be more than --threads (\(threads)): one per worker thread and at least one \
+                    for writes; at most \(DatabaseSizing.maximumConnections).
+                    """)
+            }
+        }
         guard (0...4096).contains(responseCache) else { throw ValidationError("--response-cache must be between 0 and 4096 (MiB).") }
         guard databaseTimeout > 0, databaseTimeout <= 3600 else { throw ValidationError("--database-timeout must be more than 0 and at most 3600 seconds.") }
         guard connectionTimeout > 0 else { throw ValidationError("--connection-timeout must be positive.") }
@@ -75,11 +99,12 @@ struct Serve: ParsableCommand {
         var configuration = HTTPServerConfiguration()
         configuration.host = host
         configuration.port = port
-        if let threads { configuration.threads = threads }
+        let sizing = DatabaseSizing(threads: threads, connections: databaseConnections, isPostgres: database.isPostgres)
+        configuration.threads = sizing.threads
+        if let writeThreads = sizing.writeThreads { configuration.blockingThreads = writeThreads }
         let store: any DiaryStore
         do {
-            // PostgreSQL: a connection for each worker thread, so that no request waits for another's.
-            store = try database.openStore(connections: configuration.threads, timeout: databaseTimeout)
+            store = try database.openStore(connections: sizing.connections, timeout: databaseTimeout)
         } catch {
             FileHandle.standardError.write(Data("error: cannot open the database \(database.displayName): \(error)\n".utf8))
             throw ExitCode.failure
@@ -90,7 +115,12 @@ struct Serve: ParsableCommand {
 
         let pageURL = publicURL.flatMap(Self.normalizedPublicURL)
         let application = DiaryApplication(
-            store: store, configuration: .init(corsOrigins: corsOrigins, responseCacheBytes: responseCache << 20, publicURL: pageURL)
+            store: store,
+            configuration: .init(
+                corsOrigins: corsOrigins, responseCacheBytes: responseCache << 20, publicURL: pageURL,
+                // On SQLite the version is read in memory: sharing it would only add waiting.
+                sharesVersionReads: database.isPostgres && sharedVersionReads
+            )
         ) { message in
             FileHandle.standardError.write(Data("diary-server: \(message)\n".utf8))
         }
@@ -108,5 +138,46 @@ struct Serve: ParsableCommand {
         let signal = TerminationSignals.wait()
         FileHandle.standardError.write(Data("diary-server: signal \(signal), finishing requests in flight\n".utf8))
         server.shutdown(gracePeriod: .seconds(4))
+    }
+}
+
+/// How many worker threads, threads answering writes and database connections a server runs.
+///
+/// On SQLite a worker thread waits on the CPU only (a cached read asks SQLite's data version in
+/// memory), so one per core is enough, and up to 64 writes wait for their fsync together. On
+/// PostgreSQL every request waits on the network: even a cached read asks the database for
+/// its data version (the promise of no stale reads across servers), so more threads than
+/// cores keep the cores busy while others wait. Each worker thread has a connection of its
+/// own, and writes run on at most as many threads as the connections left over: a worker never
+/// waits for a connection held by a write, so reads are not starved by a burst of posts.
+struct DatabaseSizing {
+    /// Worker threads per core on PostgreSQL. `scripts/bench --database postgres --sizing` on 2
+    /// cores, cached list page 1: 4 threads 5.9 k/s, 8 threads 8.4 k/s, 16 threads 13.6 k/s, 32
+    /// threads 10.6 k/s (p99 17 to 39 ms, a machine shared with builds): 16 is the knee.
+    static let postgresThreadsPerCore = 8
+    /// Connections for writes beyond the workers' own, on PostgreSQL: as many writes as run at once.
+    /// Posts to one diary queue on its row (its counts and times), so more did not help: 4 write
+    /// connections 470 to 530 posts/s, 16 of them 350/s in the same run.
+    static let defaultWriteConnections = 4
+    /// The most connections one server may open: far more than it can use, and a typo's guard.
+    static let maximumConnections = 1000
+
+    let threads: Int
+    /// The pool's size on PostgreSQL; unused on SQLite.
+    let connections: Int
+    /// The limit of threads answering writes, or nil for the transport's own (SQLite's group commit).
+    let writeThreads: Int?
+
+    init(threads: Int?, connections: Int?, isPostgres: Bool) {
+        guard isPostgres else {
+            self.threads = threads ?? HTTPServerConfiguration.defaultThreadCount
+            self.connections = 2
+            writeThreads = nil
+            return
+        }
+        let cores = HTTPServerConfiguration.defaultThreadCount
+        self.threads = threads ?? min(256, cores * Self.postgresThreadsPerCore)
+        self.connections = connections ?? self.threads + Self.defaultWriteConnections
+        writeThreads = max(1, self.connections - self.threads)
     }
 }

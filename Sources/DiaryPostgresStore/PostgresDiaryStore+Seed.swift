@@ -1,0 +1,56 @@
+import DiaryStore
+import Foundation
+
+extension PostgresDiaryStore {
+    /// Writes many entries fast, as SQLite's `insertEntries` does: `batchSize` per transaction,
+    /// each batch one `INSERT … SELECT FROM unnest(…)` of arrays (one round trip for thousands of
+    /// rows, where `createEntry` takes several per entry). The entries are public and have no tags.
+    /// The rules of every write still hold: the schema checks every row (an unknown diary fails its
+    /// batch, which is rolled back), the triggers keep the counts in the same transaction, ids come
+    /// from the sequence, times are cut to whole seconds, each diary's `updated` and
+    /// `public_updated` move forward to its newest entry, and each batch moves the data version
+    /// (see `write`), so that every server's response cache sees it. Batches already written stay written.
+    ///
+    /// - returns: the number of entries written.
+    @discardableResult
+    public func insertEntries(_ entries: some Sequence<SeedEntry>, batchSize: Int = 2_000) throws(StoreError) -> Int {
+        var written = 0
+        var batch: [SeedEntry] = []
+        batch.reserveCapacity(max(batchSize, 1))
+        for entry in entries {
+            batch.append(entry)
+            if batch.count >= batchSize {
+                written += try insertBatch(batch)
+                batch.removeAll(keepingCapacity: true)
+            }
+        }
+        if !batch.isEmpty {
+            written += try insertBatch(batch)
+        }
+        return written
+    }
+
+    private func insertBatch(_ batch: [SeedEntry]) throws(StoreError) -> Int {
+        let created = batch.map { Self.wholeSeconds($0.created) }
+        let diaryIDs = batch.map(\.diaryID)
+        return try write(.operation("\(batch.count) seeded entries")) { session in
+            // WITH ORDINALITY keeps the given order, so ids rise with the order of `entries`.
+            try session.execute("""
+                INSERT INTO entries (diary_id, title, body, created, updated)
+                SELECT diary_id, title, body, created, created
+                FROM unnest($1::bigint[], $2::text[], $3::text[], $4::timestamptz[])
+                    WITH ORDINALITY AS seeded (diary_id, title, body, created, position)
+                ORDER BY position
+                """, [diaryIDs, batch.map(\.title), batch.map(\.body), created])
+            // Each diary's newest time of this batch, in one statement; greatest() never moves one back.
+            try session.execute("""
+                UPDATE diaries d SET updated = greatest(d.updated, newest.created),
+                    public_updated = greatest(d.public_updated, newest.created)
+                FROM (SELECT diary_id, max(created) AS created FROM unnest($1::bigint[], $2::timestamptz[]) AS s (diary_id, created)
+                      GROUP BY diary_id) AS newest
+                WHERE d.diary_id = newest.diary_id
+                """, [diaryIDs, created])
+            return batch.count
+        }
+    }
+}

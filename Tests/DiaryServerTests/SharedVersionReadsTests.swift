@@ -1,0 +1,95 @@
+import DiaryServer
+import Foundation
+import Synchronization
+import Testing
+
+/// Shared reads of the data version: a caller never gets a read that began before it did
+/// (that read may have missed a write acknowledged just before the caller asked), and callers
+/// that wait together share one read.
+@Suite struct SharedVersionReadsTests {
+    /// A read the test lets finish, and the number of reads started.
+    final class GatedVersion: Sendable {
+        let started = Mutex(0)
+        let gates = Mutex<[Int: DispatchSemaphore]>([:])
+        let startedSignal = DispatchSemaphore(value: 0)
+
+        func gate(_ number: Int) -> DispatchSemaphore {
+            gates.withLock { gates in
+                if let gate = gates[number] { return gate }
+                let gate = DispatchSemaphore(value: 0)
+                gates[number] = gate
+                return gate
+            }
+        }
+
+        /// Read number n answers n, once the test opens its gate.
+        func read() -> Int64? {
+            let number = started.withLock { count in
+                count += 1
+                return count
+            }
+            startedSignal.signal()
+            gate(number).wait()
+            return Int64(number)
+        }
+    }
+
+    /// What the callers got, in the order they got it.
+    final class Answers: Sendable {
+        let values = Mutex<[Int64?]>([])
+        func append(_ value: Int64?) { values.withLock { $0.append(value) } }
+        var all: [Int64?] { values.withLock { $0 } }
+    }
+
+    @Test func aCallDuringAReadWaitsForTheNextRead() throws {
+        let source = GatedVersion()
+        let reads = SharedVersionReads { source.read() }
+        let first = Answers(), second = Answers()
+        let done = DispatchGroup()
+        DispatchQueue.global().async(group: done) { first.append(reads.version()) }
+        #expect(source.startedSignal.wait(timeout: .now() + 10) == .success, "read 1 started")
+        // Read 1 is under way: a caller arriving now must not be answered by it.
+        DispatchQueue.global().async(group: done) { second.append(reads.version()) }
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while reads.waiting < 1 {
+            try #require(Date() < deadline, "the second caller waits while read 1 is under way")
+            Thread.sleep(forTimeInterval: 0.001)
+        }
+        source.gate(1).signal()
+        #expect(source.startedSignal.wait(timeout: .now() + 10) == .success, "read 2 started for the second caller")
+        source.gate(2).signal()
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        #expect(first.all == [1])
+        #expect(second.all == [2])
+    }
+
+    @Test func callersWaitingTogetherShareOneRead() throws {
+        let source = GatedVersion()
+        let reads = SharedVersionReads { source.read() }
+        let answers = Answers()
+        let done = DispatchGroup()
+        DispatchQueue.global().async(group: done) { answers.append(reads.version()) }
+        #expect(source.startedSignal.wait(timeout: .now() + 10) == .success)
+        // Eight callers arrive while read 1 is under way; they all wait for read 2.
+        let arrived = DispatchSemaphore(value: 0)
+        for _ in 0..<8 {
+            DispatchQueue.global().async(group: done) {
+                arrived.signal()
+                answers.append(reads.version())
+            }
+        }
+        for _ in 0..<8 { #expect(arrived.wait(timeout: .now() + 10) == .success) }
+        // Each caller signalled just before it asked; let it reach its wait before read 1 ends.
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while reads.waiting < 8 {
+            try #require(Date() < deadline, "8 callers wait for the next read")
+            Thread.sleep(forTimeInterval: 0.001)
+        }
+        source.gate(1).signal()
+        #expect(source.startedSignal.wait(timeout: .now() + 10) == .success)
+        source.gate(2).signal()
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        #expect(source.started.withLock { $0 } == 2)
+        #expect(answers.all.sorted { ($0 ?? 0) < ($1 ?? 0) } == [1] + Array(repeating: 2, count: 8))
+    }
+}
