@@ -38,7 +38,7 @@ public struct DiaryApplication: HTTPResponder {
     public init(store: any DiaryStore, configuration: Configuration = Configuration(), log: @escaping @Sendable (String) -> Void = { _ in }) {
         var router = Router()
         let readVersion: @Sendable () -> Int64? = { try? store.dataVersion() }
-        let sharedReads = configuration.sharesVersionReads ? SharedVersionReads(read: readVersion) : nil
+        let sharedReads = configuration.sharesVersionReads ? SharedVersionReads(lease: store.dataVersionLease, read: readVersion) : nil
         let cache = configuration.responseCacheBytes > 0
             ? ResponseCache(byteLimit: configuration.responseCacheBytes) {
                 if let sharedReads { sharedReads.version() } else { readVersion() }

@@ -1,26 +1,31 @@
 import Foundation
 
-/// The store's data version read once for every request waiting on it, rather than once per
-/// request: for a store where the read is a round trip to a database server (PostgreSQL), where
-/// every cached read asks it and the round trips, not the answers, are what the server spends.
+/// The store's data version read once for many requests, rather than once per request: for a
+/// store where the read is a round trip to a database server (PostgreSQL), where every cached
+/// read asks it and the round trips, not the answers, are what the server spends.
 ///
-/// Still never stale. A request may only use a read that *started after it arrived*: such a
-/// read sees every write acknowledged before the request was sent. So a request that arrives
-/// while a read is under way waits for the next one, which starts as soon as the current one
-/// ends and serves every request that arrived meanwhile. One read is under way at a time; under
-/// load each costs one round trip for all the threads waiting, instead of one each.
+/// Still never stale. A read that *began* at time t sees every write that returned before t,
+/// and, since every write waits the store's `dataVersionLease` after its commit before it
+/// returns, every write that returned before t + lease. So a request arriving at time a may
+/// use a read that began at a - lease or later: the last one, if it is that recent, at once;
+/// else the one under way, if that is; else the next, which starts as soon as the one under way
+/// ends and serves every request waiting. One read is under way at a time. With a lease of
+/// 1 ms, a busy server asks at most about a thousand times a second, however many it answers;
+/// with none, each read serves the requests that arrived while the one before it ran.
 public final class SharedVersionReads: @unchecked Sendable {
     private let read: @Sendable () -> Int64?
+    private let lease: Duration
     private let condition = NSCondition()
-    /// Reads started so far; the one under way, if any, is number `started`.
-    private var started = 0
-    /// The number of the last read that ended, and what it read (nil: it failed).
-    private var finished = 0
+    /// When the read under way began, if one is.
+    private var readingSince: ContinuousClock.Instant?
+    /// When the last read to end began, and what it read (nil: it failed).
+    private var latestSince: ContinuousClock.Instant?
     private var latest: Int64?
-    private var isReading = false
     private var waitingCount = 0
 
-    public init(read: @escaping @Sendable () -> Int64?) {
+    /// - Parameter lease: the store's `dataVersionLease`.
+    public init(lease: Duration = .zero, read: @escaping @Sendable () -> Int64?) {
+        self.lease = lease
         self.read = read
     }
 
@@ -31,30 +36,31 @@ public final class SharedVersionReads: @unchecked Sendable {
         return waitingCount
     }
 
-    /// The data version as of a moment after this call began.
+    /// The data version as of a moment that every write returned before this call counts in.
     public func version() -> Int64? {
+        let oldestUsable = ContinuousClock.now - lease
         condition.lock()
         defer { condition.unlock() }
-        // Any read under way started before this call: only the next one will do.
-        let needed = started + 1
-        while finished < needed {
-            if isReading {
+        while true {
+            if let latestSince, latestSince >= oldestUsable {
+                return latest
+            }
+            if readingSince != nil {
+                // Either it began recently enough and its answer will do, or the next one is needed.
                 waitingCount += 1
                 condition.wait()
                 waitingCount -= 1
                 continue
             }
-            isReading = true
-            started += 1
-            let number = started
+            let since = ContinuousClock.now
+            readingSince = since
             condition.unlock()
             let value = read()
             condition.lock()
             latest = value
-            finished = number
-            isReading = false
+            latestSince = since
+            readingSince = nil
             condition.broadcast()
         }
-        return latest
     }
 }

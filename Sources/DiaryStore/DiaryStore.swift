@@ -111,6 +111,17 @@ public protocol DiaryStore: Sendable {
     /// trip. A counter in the process, or a notification that may arrive after the write has
     /// returned (LISTEN/NOTIFY), would not keep the promise across servers.
     func dataVersion() throws(StoreError) -> Int64
+
+    /// How long every write waits after its commit is visible before it returns: so a
+    /// `dataVersion()` read that *began* at time t reflects every write that returned before
+    /// t + lease, and a reader may use that version for requests arriving until then instead of
+    /// asking again. Only the rate of the servers' clocks must agree, not their time. Zero
+    /// (the default) for a store whose `dataVersion()` costs nothing, such as SQLite's.
+    var dataVersionLease: Duration { get }
+}
+
+extension DiaryStore {
+    public var dataVersionLease: Duration { .zero }
 }
 
 /// What `entries(_:)` lists.

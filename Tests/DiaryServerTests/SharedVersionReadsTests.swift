@@ -92,4 +92,35 @@ import Testing
         #expect(source.started.withLock { $0 } == 2)
         #expect(answers.all.sorted { ($0 ?? 0) < ($1 ?? 0) } == [1] + Array(repeating: 2, count: 8))
     }
+
+    /// Within the lease a finished read serves later callers without a round trip, and so
+    /// does one under way (it began recently enough); with no lease, neither does.
+    @Test func aReadServesTheCallersOfItsLease() throws {
+        let source = GatedVersion()
+        let leased = SharedVersionReads(lease: .seconds(3600)) { source.read() }
+        let done = DispatchGroup()
+        let answers = Answers()
+        DispatchQueue.global().async(group: done) { answers.append(leased.version()) }
+        #expect(source.startedSignal.wait(timeout: .now() + 10) == .success)
+        // A caller arriving while read 1 is under way, within its lease, waits for its answer.
+        DispatchQueue.global().async(group: done) { answers.append(leased.version()) }
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while leased.waiting < 1 {
+            try #require(Date() < deadline, "the second caller waits for read 1")
+            Thread.sleep(forTimeInterval: 0.001)
+        }
+        source.gate(1).signal()
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        // And one arriving after it ended is answered at once, by the same read.
+        #expect(leased.version() == 1)
+        #expect(source.started.withLock { $0 } == 1)
+        #expect(answers.all == [1, 1])
+
+        let unleased = GatedVersion()
+        let reads = SharedVersionReads(lease: .zero) { unleased.read() }
+        unleased.gate(1).signal()
+        unleased.gate(2).signal()
+        #expect(reads.version() == 1)
+        #expect(reads.version() == 2, "a read that ended before the call began is not used without a lease")
+    }
 }
