@@ -146,36 +146,41 @@ extension PostgresDiaryStore {
         )
     }
 
-    /// A new entry, in one statement: its diary's row updated first (counts, `updated`, and
-    /// `public_updated` when the entry is public), then the entry inserted. The diary is
+    /// A new entry, in one statement: the entry inserted, then its diary's row updated
+    /// (counts, `updated`, and `public_updated` when the entry is public). The diary is
     /// `diaryID` when `userID` owns it, or when nil the user's first diary; the visibility
     /// `visibility` or the diary's default. Nil, with nothing written, when there is no such
     /// diary of the user's (the caller finds out why, or makes the first diary).
     ///
-    /// The UPDATE runs before the INSERT's foreign-key check (an AFTER trigger, at the end of
-    /// the statement), so the check finds the diary's row already locked by this transaction and
-    /// needs no MultiXact; and a post to a busy diary takes one round trip with its row lock held
-    /// (then the data version's UPDATE and COMMIT, sent together), not three.
+    /// The order is the point. The INSERT (the row, four b-tree and two trigram GIN indexes of a
+    /// 1 KB body) runs before the diary's row is locked: posts to one diary do that work side by
+    /// side, and only the UPDATE, the data version's UPDATE and COMMIT hold the row (with the
+    /// UPDATE first, posts to one diary were no faster than with the old triggers). The UPDATE runs before the
+    /// INSERT's foreign-key check (an AFTER trigger, at the end of the statement), so the check
+    /// finds the row already locked by this transaction and needs no MultiXact.
     static func insertEntry(
         _ session: SQLSession, userID: Int64, diaryID: Int64?, title: String, body: String, created: Date, visibility: Visibility?,
         now: Date
     ) throws -> (id: Int64, diaryID: Int64, author: String, visibility: Visibility)? {
         // $2 NULL: the user's first diary.
         guard let (id, chosenDiary, author, text) = try session.one((Int64, Int64, String, String).self, """
-            WITH diary AS (
-                UPDATE diaries d SET updated = $4,
-                    public_updated = CASE WHEN coalesce($3, d.default_visibility) = 'public' THEN $4 ELSE d.public_updated END,
-                    entry_count = d.entry_count + 1,
-                    public_count = d.public_count + (coalesce($3, d.default_visibility) = 'public')::integer
-                WHERE d.diary_id = coalesce($2::bigint, (SELECT diary_id FROM diaries WHERE user_id = $1 ORDER BY diary_id LIMIT 1))
-                AND d.user_id = $1
-                RETURNING d.diary_id, coalesce($3, d.default_visibility) AS visibility
+            WITH target AS (
+                SELECT diary_id, coalesce($3, default_visibility) AS visibility FROM diaries
+                WHERE diary_id = coalesce($2::bigint, (SELECT diary_id FROM diaries WHERE user_id = $1 ORDER BY diary_id LIMIT 1))
+                AND user_id = $1
             ), entry AS (
                 INSERT INTO entries (diary_id, title, body, created, updated, visibility)
-                SELECT diary_id, $5, $6, $7, $4, visibility FROM diary
+                SELECT diary_id, $5, $6, $7, $4, visibility FROM target
                 RETURNING entry_id, diary_id, visibility
+            ), diary AS (
+                UPDATE diaries d SET updated = $4,
+                    public_updated = CASE WHEN e.visibility = 'public' THEN $4 ELSE d.public_updated END,
+                    entry_count = d.entry_count + 1, public_count = d.public_count + (e.visibility = 'public')::integer
+                FROM entry e WHERE d.diary_id = e.diary_id
+                RETURNING d.diary_id
             )
-            SELECT e.entry_id, e.diary_id, u.name, e.visibility FROM entry e JOIN users u ON u.user_id = $1
+            SELECT e.entry_id, e.diary_id, u.name, e.visibility FROM entry e JOIN diary x ON x.diary_id = e.diary_id
+            JOIN users u ON u.user_id = $1
             """, [userID, diaryID, visibility?.rawValue, now, title, body, created]) else { return nil }
         return (id, chosenDiary, author, try Self.visibility(text, column: "entries.visibility"))
     }
