@@ -64,7 +64,7 @@ extension PostgresDiaryStore {
 
 extension PostgresDiaryStore {
     /// A diary with its owner's name, as a viewer (`$1`, or NULL for anyone) sees it: its owner
-    /// counts every entry, anyone else the public ones. The counts are kept by the schema's triggers.
+    /// counts every entry, anyone else the public ones. The counts are kept by `touchDiary`.
     static let diaryColumns = """
         SELECT d.diary_id, u.name, d.title, CASE WHEN d.user_id = $1 THEN d.entry_count ELSE d.public_count END,
         d.created, CASE WHEN d.user_id = $1 THEN d.updated ELSE d.public_updated END, d.default_visibility
@@ -103,11 +103,17 @@ extension PostgresDiaryStore {
     }
 
     /// Marks the diary as changed now, when one of its entries was written or deleted; for
-    /// everyone when `publicly` (the entry was public before or is now), else for its owner only.
-    static func touchDiary(_ session: SQLSession, id: Int64, now: Date, publicly: Bool) throws {
+    /// everyone when `publicly` (the entry was public before or is now), else for its owner only;
+    /// and adds `entries` to its entry count and `publicEntries` to its public count, in the
+    /// same UPDATE (the schema keeps no counts of its own since version 2: one UPDATE of the
+    /// diary's row per write, see postgres-v2.sql).
+    static func touchDiary(
+        _ session: SQLSession, id: Int64, now: Date, publicly: Bool, entries: Int = 0, publicEntries: Int = 0
+    ) throws {
         try session.execute("""
-            UPDATE diaries SET updated = $1, public_updated = CASE WHEN $2 THEN $1 ELSE public_updated END WHERE diary_id = $3
-            """, [now, publicly, id])
+            UPDATE diaries SET updated = $1, public_updated = CASE WHEN $2 THEN $1 ELSE public_updated END,
+            entry_count = entry_count + $4, public_count = public_count + $5 WHERE diary_id = $3
+            """, [now, publicly, id, entries, publicEntries])
     }
 
     /// A visibility column read back; the schema's CHECK keeps anything else out.

@@ -13,7 +13,7 @@ struct Migration: Sendable {
 }
 
 extension PostgresDiaryStore {
-    /// The schema's history: version 1 is `db/postgres/postgres-v1.sql`, embedded in the binary
+    /// The schema's history: version N is `db/postgres/postgres-vN.sql`, embedded in the binary
     /// at build time. A later change is a new file and a new entry here; a shipped one is never edited.
     static let migrations: [Migration] = [
         Migration(version: 1, name: "users, diaries, entries, tags, keys, settings, data version",
@@ -25,6 +25,8 @@ extension PostgresDiaryStore {
                 "INSERT INTO settings (name, value) VALUES ('cursor_secret', $1)", [ByteBuffer(bytes: secret)]
             )
         },
+        Migration(version: 2, name: "entry counts kept by the store's one UPDATE of the diary, not by triggers",
+                  sql: String(decoding: PackageResources.postgres_v2_sql, as: UTF8.self)),
     ]
 
     /// Applies every migration the database lacks, in one transaction under an advisory lock:

@@ -237,8 +237,8 @@ extension PostgresDiaryStore {
             try session.execute("LOCK TABLE entries IN SHARE ROW EXCLUSIVE MODE")
             let now = now()
             var result = ImportResult()
-            /// The diaries written to, and whether a public entry was among what they got.
-            var touched: [Int64: Bool] = [:]
+            /// The diaries written to: how many entries, and how many public ones, they got.
+            var touched: [Int64: (entries: Int, publicEntries: Int)] = [:]
             // The largest id ever given out: an id above it is kept, so an export read into a
             // new database keeps every id; one at or below it gets a new id, so an id is never
             // given out twice, and another user's entry, private or not, shows nothing of itself.
@@ -293,11 +293,15 @@ extension PostgresDiaryStore {
                 }
                 largestID = max(largestID, entry.id)
                 try Self.setTags(session, entryID: entry.id, tags: entry.tags, replacing: false)
-                touched[entry.diaryID, default: false] = touched[entry.diaryID, default: false] || visibility == .public
+                touched[entry.diaryID, default: (0, 0)].entries += 1
+                touched[entry.diaryID, default: (0, 0)].publicEntries += visibility == .public ? 1 : 0
                 result.created += 1
             }
-            for (diaryID, publicly) in touched.sorted(by: { $0.key < $1.key }) {
-                try Self.touchDiary(session, id: diaryID, now: now, publicly: publicly)
+            for (diaryID, added) in touched.sorted(by: { $0.key < $1.key }) {
+                try Self.touchDiary(
+                    session, id: diaryID, now: now, publicly: added.publicEntries > 0, entries: added.entries,
+                    publicEntries: added.publicEntries
+                )
             }
             return result
         }

@@ -6,7 +6,7 @@ extension PostgresDiaryStore {
     /// each batch one `INSERT … SELECT FROM unnest(…)` of arrays (one round trip for thousands of
     /// rows, where `createEntry` takes several per entry). The entries are public and have no tags.
     /// The rules of every write still hold: the schema checks every row (an unknown diary fails its
-    /// batch, which is rolled back), the triggers keep the counts in the same transaction, ids come
+    /// batch, which is rolled back), the counts move in the same transaction (with the times, in one UPDATE per batch), ids come
     /// from the sequence, times are cut to whole seconds, each diary's `updated` and
     /// `public_updated` move forward to its newest entry, and each batch moves the data version
     /// (see `write`), so that every server's response cache sees it. Batches already written stay written.
@@ -42,12 +42,14 @@ extension PostgresDiaryStore {
                     WITH ORDINALITY AS seeded (diary_id, title, body, created, position)
                 ORDER BY position
                 """, [diaryIDs, batch.map(\.title), batch.map(\.body), created])
-            // Each diary's newest time of this batch, in one statement; greatest() never moves one back.
+            // Each diary's newest time of this batch and its count (every seeded entry is
+            // public), in one statement; greatest() never moves a time back.
             try session.execute("""
                 UPDATE diaries d SET updated = greatest(d.updated, newest.created),
-                    public_updated = greatest(d.public_updated, newest.created)
-                FROM (SELECT diary_id, max(created) AS created FROM unnest($1::bigint[], $2::timestamptz[]) AS s (diary_id, created)
-                      GROUP BY diary_id) AS newest
+                    public_updated = greatest(d.public_updated, newest.created),
+                    entry_count = d.entry_count + newest.count, public_count = d.public_count + newest.count
+                FROM (SELECT diary_id, max(created) AS created, count(*)::integer AS count
+                      FROM unnest($1::bigint[], $2::timestamptz[]) AS s (diary_id, created) GROUP BY diary_id) AS newest
                 WHERE d.diary_id = newest.diary_id
                 """, [diaryIDs, created])
             return batch.count

@@ -183,14 +183,15 @@ extension PostgresDiaryStore {
         while true {
             attempt += 1
             // What the transaction did, kept outside it for when COMMIT's answer is lost.
-            var transactionID: Int64?
+            var version: SQLSession.Answer?
             var outcome: T?
             do {
                 let result = try withSession { session in
                     try Self.inTransaction(session, begin: "BEGIN") {
                         let result = try updates(session)
-                        transactionID = try session.one(
-                            (Int64).self, "UPDATE data_version SET version = version + 1 WHERE slot = $1 RETURNING txid_current()",
+                        // Sent with COMMIT, waited for before it (see inTransaction).
+                        version = try session.send(
+                            "UPDATE data_version SET version = version + 1 WHERE slot = $1 RETURNING txid_current()",
                             [Int16.random(in: 0...15)]
                         )
                         outcome = result
@@ -202,6 +203,7 @@ extension PostgresDiaryStore {
             } catch let error as PSQLError where Self.isRetryable(error) && attempt <= Self.deadlockRetries {
                 continue
             } catch let error as CommitOutcomeUnknown {
+                let transactionID = try? version?.rows?.first?.decode(Int64.self, context: .default)
                 guard let transactionID, let outcome else { throw StoreError(error, subject: subject()) }
                 switch committed(transactionID) {
                 case true?:
@@ -298,24 +300,46 @@ extension PostgresDiaryStore {
         }
     }
 
+    /// Runs `body` between `begin` and COMMIT. BEGIN is sent, not waited for: the body's first
+    /// statement waits for both at once. COMMIT is sent behind whatever the body sent without
+    /// waiting (the data version's UPDATE, in `write`); those are waited for first, and an error
+    /// of theirs is the body's (postgres-nio sends COMMIT only once they are answered, so a
+    /// COMMIT behind a failed one rolls back, or never reached the server); only then is
+    /// COMMIT's own answer waited for, whose loss throws `CommitOutcomeUnknown`.
     static func inTransaction<T>(_ session: SQLSession, begin: String, _ body: () throws -> T) throws -> T {
-        try session.execute(begin)
+        func giveUp(_ error: any Error, rollback: Bool) {
+            // A connection that cannot roll back is closed, and so not reused. One closed by a
+            // deadline is not asked: the server rolls back when it notices, and a ROLLBACK sent
+            // there could wait another timeout (a write in flight at a freeze took twice as long).
+            do {
+                if error is SQLSession.NoAnswer {
+                    SQLSession.close(session.connection, timeout: session.timeout)
+                } else if rollback {
+                    try session.execute("ROLLBACK")
+                } else {
+                    try session.waitForSent()
+                }
+            } catch {
+                SQLSession.close(session.connection, timeout: session.timeout)
+            }
+        }
+        try session.send(begin)
         let result: T
         do {
             result = try body()
         } catch {
-            // A connection that cannot roll back is closed, and so not reused. One closed by a
-            // deadline is not asked: the server rolls back when it notices, and a ROLLBACK sent
-            // there could wait another timeout (a write in flight at a freeze took twice as long).
-            if error is SQLSession.NoAnswer {
-                SQLSession.close(session.connection, timeout: session.timeout)
-            } else if (try? session.execute("ROLLBACK")) == nil {
-                SQLSession.close(session.connection, timeout: session.timeout)
-            }
+            giveUp(error, rollback: true)
+            throw error
+        }
+        let commit = try session.send("COMMIT")
+        do {
+            try session.waitForSent(before: commit)
+        } catch {
+            giveUp(error, rollback: false)  // COMMIT, already sent, ends the transaction: waits for its answer
             throw error
         }
         do {
-            try session.execute("COMMIT")
+            try session.wait(commit)
         } catch let error as PSQLError where isConnectionLost(error) {
             throw CommitOutcomeUnknown()
         } catch is SQLSession.NoAnswer {

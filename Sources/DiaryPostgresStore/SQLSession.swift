@@ -6,11 +6,69 @@ typealias SQLArgument = (any PostgresThrowingDynamicTypeEncodable)?
 
 /// One connection, borrowed for one store call: its statements run one after another, each
 /// waited for on the calling thread, at most `timeout` seconds each.
+///
+/// A statement whose answer nothing needs yet can be `send`-ed instead: postgres-nio queues it
+/// on the connection and runs it (and sends the next) as soon as the one before is answered,
+/// on its event loop, without waking the calling thread; the next statement waited for waits
+/// for it first, in order, and throws its error if it failed. BEGIN goes this way with a
+/// transaction's first statement, and the data version's UPDATE with COMMIT: one wake-up of
+/// the worker thread instead of two each (about 60 µs of CPU per hand-off on this machine).
+/// postgres-nio does not send a queued statement before the one ahead is answered (its
+/// ReadyForQuery), so a statement behind one that was lost never reached the server.
 struct SQLSession {
     let connection: PostgresConnection
     let logger: Logger
     /// How long a statement may wait for the server's answer (see `waitForAnswer`).
     let timeout: TimeInterval
+    /// Statements sent and not yet waited for, oldest first.
+    let sent = Sent()
+
+    /// A statement's answer, to come: `rows` once it has been waited for.
+    final class Answer: @unchecked Sendable {
+        fileprivate let future: EventLoopFuture<PostgresQueryResult>
+        fileprivate var result: Result<PostgresQueryResult, any Error>?
+        fileprivate init(_ future: EventLoopFuture<PostgresQueryResult>) { self.future = future }
+
+        /// The rows, when the statement was waited for and succeeded; nil otherwise.
+        var rows: [PostgresRow]? { try? result?.get().rows }
+    }
+
+    final class Sent: @unchecked Sendable {
+        fileprivate var answers: [Answer] = []
+    }
+
+    /// Sends one statement without waiting for its answer: the next statement waited for (or
+    /// `waitForSent`) waits for it first, and throws its error.
+    @discardableResult
+    func send(_ sql: String, _ arguments: [SQLArgument] = []) throws -> Answer {
+        let answer = Answer(try issue(sql, arguments))
+        sent.answers.append(answer)
+        return answer
+    }
+
+    /// Waits, in order, for every statement sent before `answer` (or every one sent, when nil);
+    /// throws the first one's error (those after it are not waited for).
+    func waitForSent(before answer: Answer? = nil) throws {
+        while let first = sent.answers.first, first !== answer {
+            sent.answers.removeFirst()
+            try wait(first)
+        }
+    }
+
+    /// Waits for `answer` (and, first, for every statement sent before it).
+    func wait(_ answer: Answer) throws {
+        if sent.answers.contains(where: { $0 === answer }) {
+            try waitForSent(before: answer)
+            sent.answers.removeFirst()  // `answer` itself
+        }
+        if let result = answer.result { _ = try result.get(); return }
+        do {
+            answer.result = .success(try Self.waitForAnswer(answer.future, on: connection, timeout: timeout))
+        } catch {
+            answer.result = .failure(error)
+            throw error
+        }
+    }
 
     /// Runs one statement with `$1`, `$2`, … bound to `arguments`, and returns its rows.
     @discardableResult
@@ -33,6 +91,13 @@ struct SQLSession {
     }
 
     private func run(_ sql: String, _ arguments: [SQLArgument]) throws -> PostgresQueryResult {
+        let answer = Answer(try issue(sql, arguments))
+        try waitForSent()
+        try wait(answer)
+        return try answer.result!.get()
+    }
+
+    private func issue(_ sql: String, _ arguments: [SQLArgument]) throws -> EventLoopFuture<PostgresQueryResult> {
         var bindings = PostgresBindings(capacity: arguments.count)
         for argument in arguments {
             if let argument {
@@ -41,9 +106,7 @@ struct SQLSession {
                 bindings.appendNull()
             }
         }
-        return try Self.waitForAnswer(
-            connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger), on: connection, timeout: timeout
-        )
+        return connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
     }
 
     /// Waits for `answer`, a reply on `connection`, for at most `timeout` seconds; past it
