@@ -191,7 +191,10 @@ extension PostgresDiaryStore {
                         let result = try updates(session)
                         // Sent with COMMIT, waited for before it (see inTransaction).
                         version = try session.send(
-                            "UPDATE data_version SET version = version + 1 WHERE slot = $1 RETURNING txid_current()",
+                            """
+                            UPDATE data_version SET version = version + 1 WHERE slot = $1
+                            RETURNING txid_current(), pg_postmaster_start_time()
+                            """,
                             [Int16.random(in: 0...15)]
                         )
                         outcome = result
@@ -203,9 +206,9 @@ extension PostgresDiaryStore {
             } catch let error as PSQLError where Self.isRetryable(error) && attempt <= Self.deadlockRetries {
                 continue
             } catch let error as CommitOutcomeUnknown {
-                let transactionID = try? version?.rows?.first?.decode(Int64.self, context: .default)
-                guard let transactionID, let outcome else { throw StoreError(error, subject: subject()) }
-                switch committed(transactionID) {
+                let transaction = try? version?.rows?.first?.decode((Int64, Date).self, context: .default)
+                guard let transaction, let outcome else { throw StoreError(error, subject: subject()) }
+                switch committed(transaction.0, serverStarted: transaction.1) {
                 case true?:
                     Self.waitOutLease()
                     return outcome
@@ -227,19 +230,23 @@ extension PostgresDiaryStore {
     }
 
     /// Whether transaction `id`, whose COMMIT went unanswered, was kept, as the server tells on
-    /// another connection (`txid_status`, which a crash's recovery keeps true): nil when it
-    /// cannot tell within the pool's timeout, or says the server is silent. Asked again, a
-    /// little later each time, while the server is away (a restart) or the transaction is
-    /// still finishing on the lost connection's backend.
-    func committed(_ id: Int64) -> Bool? {
+    /// another connection (`txid_status`): nil when it cannot tell within the pool's timeout,
+    /// says the server is silent, or has restarted since the transaction ran (`serverStarted`
+    /// is when the server it ran on started). After a crash, ids of transactions none of whose
+    /// records reached the disk are given out again, so an id's status then may be another
+    /// transaction's: a kept write would be reported lost, or a lost one kept. Asked again, a
+    /// little later each time, while the server is away or the transaction is still finishing
+    /// on the lost connection's backend.
+    func committed(_ id: Int64, serverStarted: Date) -> Bool? {
         let deadline = ContinuousClock.now + .milliseconds(Int64(pool.timeout * 1000))
         var pause = Duration.milliseconds(20)
         while true {
             do {
-                let status = try withSession { session -> String? in
-                    let row = try session.query("SELECT txid_status($1)", [id]).first
-                    return try row?.decode(String?.self, context: .default)
+                let (status, started) = try withSession { session -> (String?, Date?) in
+                    let row = try session.query("SELECT txid_status($1), pg_postmaster_start_time()", [id]).first
+                    return try row?.decode((String?, Date).self, context: .default) ?? (nil, nil)
                 }
+                guard started == serverStarted else { return nil }
                 switch status {
                 case "committed"?: return true
                 case "aborted"?: return false
