@@ -110,23 +110,8 @@ def run(command, timeout, **options):
     return result.stdout
 
 
-def free_port():
-    with socket.socket() as probe:
-        probe.bind((HOST, 0))
-        return probe.getsockname()[1]
-
-
-def wait_for_port(port, process, timeout=15):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise SystemExit(f"bench: a server on port {port} exited with {process.returncode}")
-        try:
-            socket.create_connection((HOST, port), timeout=1).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    raise SystemExit(f"bench: nothing listens on port {port} after {timeout} s")
+# The helpers scripts/cluster uses too: one copy.
+free_port, wait_for_port = cluster.free_port, cluster.wait_for_port
 
 
 def peak_rss_mib(pid):

@@ -78,13 +78,13 @@ def wait_for_port(port, process, timeout=15):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise SystemExit(f"cluster: the process for port {port} exited with {process.returncode}")
+            raise SystemExit(f"{os.path.basename(sys.argv[0])}: the process for port {port} exited with {process.returncode}")
         try:
             socket.create_connection((HOST, port), timeout=1).close()
             return
         except OSError:
             time.sleep(0.05)
-    raise SystemExit(f"cluster: nothing listens on port {port} after {timeout} s")
+    raise SystemExit(f"{os.path.basename(sys.argv[0])}: nothing listens on port {port} after {timeout} s")
 
 
 def wait_for_answer(url, timeout=15):

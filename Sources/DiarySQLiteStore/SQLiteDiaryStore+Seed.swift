@@ -12,20 +12,7 @@ extension SQLiteDiaryStore {
     /// - returns: the number of entries written.
     @discardableResult
     public func insertEntries(_ entries: some Sequence<SeedEntry>, batchSize: Int = 10_000) throws(StoreError) -> Int {
-        var written = 0
-        var batch: [SeedEntry] = []
-        batch.reserveCapacity(max(batchSize, 1))
-        for entry in entries {
-            batch.append(entry)
-            if batch.count >= batchSize {
-                written += try insertBatch(batch)
-                batch.removeAll(keepingCapacity: true)
-            }
-        }
-        if !batch.isEmpty {
-            written += try insertBatch(batch)
-        }
-        return written
+        try entries.writeInBatches(of: batchSize, insertBatch)
     }
 
     private func insertBatch(_ batch: [SeedEntry]) throws(StoreError) -> Int {

@@ -17,3 +17,25 @@ public struct SeedEntry: Sendable, Equatable {
         self.created = created
     }
 }
+
+extension Sequence<SeedEntry> {
+    /// Hands the entries to `write` in consecutive batches of at most `size` (a transaction
+    /// each, in a store's `insertEntries`), and returns the sum of what it returned: the
+    /// number written. The batching both stores' `insertEntries` share.
+    public func writeInBatches(of size: Int, _ write: ([SeedEntry]) throws(StoreError) -> Int) throws(StoreError) -> Int {
+        var written = 0
+        var batch: [SeedEntry] = []
+        batch.reserveCapacity(Swift.max(size, 1))
+        for entry in self {
+            batch.append(entry)
+            if batch.count >= size {
+                written += try write(batch)
+                batch.removeAll(keepingCapacity: true)
+            }
+        }
+        if !batch.isEmpty {
+            written += try write(batch)
+        }
+        return written
+    }
+}
