@@ -77,29 +77,8 @@ def log(message):
 # MARK: - Processes
 
 
-class Children:
-    """Every process started here, stopped (TERM, then KILL) whatever way the run ends."""
-
-    def __init__(self):
-        self.processes = []
-
-    def start(self, command, **options):
-        process = subprocess.Popen(command, **options)
-        self.processes.append(process)
-        return process
-
-    def stop(self, process, grace=5):
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(grace)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-
-    def stop_all(self):
-        for process in reversed(self.processes):
-            self.stop(process)
+# One copy with scripts/cluster: every process started, stopped (TERM, then KILL) however the run ends.
+Children = cluster.Children
 
 
 def run(command, timeout, **options):

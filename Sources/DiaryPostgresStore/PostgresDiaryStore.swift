@@ -221,12 +221,17 @@ extension PostgresDiaryStore {
         }
     }
 
+    /// Blocks the calling thread (a worker, never an event loop) for `duration`.
+    static func pause(_ duration: Duration) {
+        Thread.sleep(forTimeInterval: Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+    }
+
     /// Waits `versionLease` after a write's commit, before it returns: see `dataVersionLease`.
     /// The connection is back in the pool by then. 1 ms lets a server answer the cached reads
     /// of a millisecond with one version round trip (instead of one each, which cost more than
     /// the reads themselves), for 1 ms more per write.
     static func waitOutLease() {
-        Thread.sleep(forTimeInterval: Double(versionLease.components.attoseconds) / 1e18 + Double(versionLease.components.seconds))
+        pause(versionLease)
     }
 
     /// Whether transaction `id`, whose COMMIT went unanswered, was kept, as the server tells on
@@ -258,7 +263,7 @@ extension PostgresDiaryStore {
                 // Down or restarting: ask again.
             }
             guard ContinuousClock.now + pause < deadline else { return nil }
-            Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18 + Double(pause.components.seconds))
+            Self.pause(pause)
             pause = min(pause * 2, .milliseconds(500))
         }
     }

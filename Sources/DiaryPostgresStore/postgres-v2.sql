@@ -6,9 +6,10 @@
 -- row first, so that the trigger's UPDATE had to turn the lock into a MultiXact. Every post of
 -- one diary waits for that row, so this was the cost of posts to one diary (pgbench, 16
 -- clients, one diary: 230-390/s as in version 1, 562-785/s with one UPDATE of the row per post).
--- Now every write of entries updates its diary's row once, counts and times in one statement,
--- and a new entry's UPDATE comes before its INSERT (in the same statement): the transaction
--- holds the row's lock before the foreign-key check, which then needs no MultiXact.
+-- Now every write of entries updates its diary's row once, counts and times in one statement.
+-- A new entry is one statement (`insertEntry`): its INSERT, then its diary's UPDATE, both before
+-- the foreign-key check at the statement's end, which finds the row locked by this transaction
+-- and needs no MultiXact.
 --
 -- The rule stays: the counts change in the same transaction as the entries (create, delete,
 -- visibility change, import, seed); `consistencyCheck()` compares them with the entries. A

@@ -145,9 +145,9 @@ struct Serve: ParsableCommand {
 ///
 /// On SQLite a worker thread waits on the CPU only (a cached read asks SQLite's data version in
 /// memory), so one per core is enough, and up to 64 writes wait for their fsync together. On
-/// PostgreSQL every request waits on the network: even a cached read asks the database for
-/// its data version (the promise of no stale reads across servers), so more threads than
-/// cores keep the cores busy while others wait. Each worker thread has a connection of its
+/// PostgreSQL a request the cache cannot answer waits on the network, and so, once a
+/// millisecond's version lease runs out, does a cached one (the promise of no stale reads
+/// across servers), so more threads than cores keep the cores busy while others wait. Each worker thread has a connection of its
 /// own, and writes run on at most as many threads as the connections left over: a worker never
 /// waits for a connection held by a write, so reads are not starved by a burst of posts.
 struct DatabaseSizing {
