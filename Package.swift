@@ -72,7 +72,7 @@ let package = Package(
         .target(
             name: "DiaryPostgresStore",
             dependencies: ["DiaryStore", "DiaryAPI", "SearchSnippets", .product(name: "PostgresNIO", package: "postgres-nio")],
-            resources: [.embedInCode("postgres-v1.sql"), .embedInCode("postgres-v2.sql")]
+            resources: [.embedInCode("postgres-v1.sql"), .embedInCode("postgres-v2.sql"), .embedInCode("postgres-v3.sql")]
         ),
 
         // MARK: Server, client and terminal presentation

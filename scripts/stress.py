@@ -1666,8 +1666,8 @@ def acked_check(cluster, acked, sent_titles):
     lost = [i for i in acked if i not in stored]
     changed = [i for i in acked if i in stored and stored[i] != acked[i]]
     unknown = [i for i, (t, _) in stored.items() if t not in sent_titles]
-    counts = cluster.sql("""SELECT d.diary_id FROM diaries d LEFT JOIN entries e ON e.diary_id = d.diary_id
-        GROUP BY d.diary_id HAVING d.entry_count <> count(e.entry_id)
+    counts = cluster.sql("""SELECT d.diary_id FROM diary_totals d LEFT JOIN entries e ON e.diary_id = d.diary_id
+        GROUP BY d.diary_id, d.entry_count, d.public_count HAVING d.entry_count <> count(e.entry_id)
         OR d.public_count <> count(e.entry_id) FILTER (WHERE e.visibility = 'public')""")
     ok = bool(acked) and not lost and not changed and not unknown and not counts
     return ok, (f"{len(acked)} acked, {len(stored)} stored, {len(lost)} lost, {len(changed)} changed, "

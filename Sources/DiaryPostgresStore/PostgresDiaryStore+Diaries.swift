@@ -64,11 +64,12 @@ extension PostgresDiaryStore {
 
 extension PostgresDiaryStore {
     /// A diary with its owner's name, as a viewer (`$1`, or NULL for anyone) sees it: its owner
-    /// counts every entry, anyone else the public ones. The counts are kept by `touchDiary`.
+    /// counts every entry, anyone else the public ones. The counts are kept by `touchDiary` and
+    /// `insertEntry` (see `diary_totals`).
     static let diaryColumns = """
         SELECT d.diary_id, u.name, d.title, CASE WHEN d.user_id = $1 THEN d.entry_count ELSE d.public_count END,
         d.created, CASE WHEN d.user_id = $1 THEN d.updated ELSE d.public_updated END, d.default_visibility
-        FROM diaries d JOIN users u ON u.user_id = d.user_id
+        FROM diary_totals d JOIN users u ON u.user_id = d.user_id
         """
 
     static func diary(from row: PostgresRow) throws -> Diary {
@@ -104,17 +105,25 @@ extension PostgresDiaryStore {
 
     /// Marks the diary as changed now, when one of its entries was written or deleted; for
     /// everyone when `publicly` (the entry was public before or is now), else for its owner only;
-    /// and adds `entries` to its entry count and `publicEntries` to its public count, in the
-    /// same UPDATE (the schema keeps no counts of its own since version 2: one UPDATE of the
-    /// diary's row per write, see postgres-v2.sql).
+    /// and adds `entries` to its entry count and `publicEntries` to its public count. All of it
+    /// goes to the diary's row of `diary_activity` for the session's slot, not to the diary's
+    /// own row, which concurrent writers would queue on (see postgres-v3.sql).
     static func touchDiary(
         _ session: SQLSession, id: Int64, now: Date, publicly: Bool, entries: Int = 0, publicEntries: Int = 0
     ) throws {
         try session.execute("""
-            UPDATE diaries SET updated = $1, public_updated = CASE WHEN $2 THEN $1 ELSE public_updated END,
-            entry_count = entry_count + $4, public_count = public_count + $5 WHERE diary_id = $3
-            """, [now, publicly, id, entries, publicEntries])
+            INSERT INTO diary_activity AS a (diary_id, slot, entry_count, public_count, updated, public_updated)
+            VALUES ($3, $6, $4, $5, $1, CASE WHEN $2 THEN $1::timestamptz END)
+            ON CONFLICT (diary_id, slot) DO UPDATE SET \(addActivity)
+            """, [now, publicly, id, entries, publicEntries, session.slot])
     }
+
+    /// What a write adds to a row of `diary_activity` that exists (`excluded`: what it would
+    /// have inserted), for `INSERT … ON CONFLICT (diary_id, slot) DO UPDATE SET`.
+    static let addActivity = """
+        entry_count = a.entry_count + excluded.entry_count, public_count = a.public_count + excluded.public_count,
+        updated = excluded.updated, public_updated = coalesce(excluded.public_updated, a.public_updated)
+        """
 
     /// A visibility column read back; the schema's CHECK keeps anything else out.
     static func visibility(_ text: String, column: String) throws -> Visibility {

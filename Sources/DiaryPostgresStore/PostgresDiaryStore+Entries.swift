@@ -17,10 +17,10 @@ extension PostgresDiaryStore {
         try statement(diaryID.map { .diary($0) } ?? .operation("diaries")) { session in
             let seen = "CASE WHEN user_id = $1 THEN updated ELSE public_updated END"
             if let diaryID {
-                return try session.one((Date).self, "SELECT \(seen) FROM diaries WHERE diary_id = $2", [viewerID, diaryID])
+                return try session.one((Date).self, "SELECT \(seen) FROM diary_totals WHERE diary_id = $2", [viewerID, diaryID])
             }
             // One row, NULL when there is no diary at all.
-            return try session.one((Date?).self, "SELECT max(\(seen)) FROM diaries", [viewerID]) ?? nil
+            return try session.one((Date?).self, "SELECT max(\(seen)) FROM diary_totals", [viewerID]) ?? nil
         }
     }
 
@@ -50,13 +50,12 @@ extension PostgresDiaryStore {
                 // first diary made, as before (rare: one more round trip or two).
                 let found = try Self.diaryForNewEntry(session, userID: userID, diaryID: diaryID, now: now)
                 let chosen = visibility ?? found.defaultVisibility
-                let isPublic = chosen == .public ? 1 : 0
-                // The diary's row first, so that the INSERT's foreign-key check finds it locked by this transaction.
-                try Self.touchDiary(session, id: found.id, now: now, publicly: isPublic == 1, entries: 1, publicEntries: isPublic)
                 guard let inserted = try session.one((Int64).self, """
                     INSERT INTO entries (diary_id, title, body, created, updated, visibility) VALUES ($1, $2, $3, $4, $5, $6) RETURNING entry_id
                     """, [found.id, title, body, created, now, chosen.rawValue])
                 else { throw StoreError(.unavailable, .operation(subject), detail: "INSERT returned no id") }
+                let isPublic = chosen == .public ? 1 : 0
+                try Self.touchDiary(session, id: found.id, now: now, publicly: isPublic == 1, entries: 1, publicEntries: isPublic)
                 id = inserted
                 diary = (found.id, found.author, chosen)
             }
@@ -146,18 +145,12 @@ extension PostgresDiaryStore {
         )
     }
 
-    /// A new entry, in one statement: the entry inserted, then its diary's row updated
-    /// (counts, `updated`, and `public_updated` when the entry is public). The diary is
-    /// `diaryID` when `userID` owns it, or when nil the user's first diary; the visibility
-    /// `visibility` or the diary's default. Nil, with nothing written, when there is no such
-    /// diary of the user's (the caller finds out why, or makes the first diary).
-    ///
-    /// The order is the point. The INSERT (the row, four b-tree and two trigram GIN indexes of a
-    /// 1 KB body) runs before the diary's row is locked: posts to one diary do that work side by
-    /// side, and only the UPDATE, the data version's UPDATE and COMMIT hold the row (with the
-    /// UPDATE first, posts to one diary were no faster than with the old triggers). The UPDATE runs before the
-    /// INSERT's foreign-key check (an AFTER trigger, at the end of the statement), so the check
-    /// finds the row already locked by this transaction and needs no MultiXact.
+    /// A new entry, in one statement: the entry inserted, and added to its diary's row of
+    /// `diary_activity` for the session's slot (counts, `updated`, and `public_updated` when the
+    /// entry is public; see `touchDiary`). The diary is `diaryID` when `userID` owns it, or when
+    /// nil the user's first diary; the visibility `visibility` or the diary's default. Nil, with
+    /// nothing written, when there is no such diary of the user's (the caller finds out why, or
+    /// makes the first diary).
     static func insertEntry(
         _ session: SQLSession, userID: Int64, diaryID: Int64?, title: String, body: String, created: Date, visibility: Visibility?,
         now: Date
@@ -172,16 +165,16 @@ extension PostgresDiaryStore {
                 INSERT INTO entries (diary_id, title, body, created, updated, visibility)
                 SELECT diary_id, $5, $6, $7, $4, visibility FROM target
                 RETURNING entry_id, diary_id, visibility
-            ), diary AS (
-                UPDATE diaries d SET updated = $4,
-                    public_updated = CASE WHEN e.visibility = 'public' THEN $4 ELSE d.public_updated END,
-                    entry_count = d.entry_count + 1, public_count = d.public_count + (e.visibility = 'public')::integer
-                FROM entry e WHERE d.diary_id = e.diary_id
-                RETURNING d.diary_id
+            ), activity AS (
+                INSERT INTO diary_activity AS a (diary_id, slot, entry_count, public_count, updated, public_updated)
+                SELECT e.diary_id, $8, 1, (e.visibility = 'public')::integer, $4, CASE WHEN e.visibility = 'public' THEN $4::timestamptz END
+                FROM entry e
+                ON CONFLICT (diary_id, slot) DO UPDATE SET \(addActivity)
+                RETURNING a.diary_id
             )
-            SELECT e.entry_id, e.diary_id, u.name, e.visibility FROM entry e JOIN diary x ON x.diary_id = e.diary_id
+            SELECT e.entry_id, e.diary_id, u.name, e.visibility FROM entry e JOIN activity x ON x.diary_id = e.diary_id
             JOIN users u ON u.user_id = $1
-            """, [userID, diaryID, visibility?.rawValue, now, title, body, created]) else { return nil }
+            """, [userID, diaryID, visibility?.rawValue, now, title, body, created, session.slot]) else { return nil }
         return (id, chosenDiary, author, try Self.visibility(text, column: "entries.visibility"))
     }
 

@@ -27,13 +27,17 @@ extension PostgresDiaryStore {
         },
         Migration(version: 2, name: "entry counts kept by the store's one UPDATE of the diary, not by triggers",
                   sql: String(decoding: PackageResources.postgres_v2_sql, as: UTF8.self)),
+        Migration(version: 3, name: "what writes of entries do to their diary kept in 16 rows of diary_activity",
+                  sql: String(decoding: PackageResources.postgres_v3_sql, as: UTF8.self)),
     ]
 
     /// Applies every migration the database lacks, in one transaction under an advisory lock:
     /// a second server starting at the same time waits for the first, then finds the schema
     /// up to date. A database with a migration this build does not know (a newer server's) is
     /// left alone and opened as it is.
-    static func migrate(_ session: SQLSession) throws {
+    ///
+    /// - parameter version: the last migration to apply (tests stop at an older schema).
+    static func migrate(_ session: SQLSession, through version: Int = .max) throws {
         try inTransaction(session, begin: "BEGIN") {
             // Another server's migration may take longer than the lock timeout of ordinary writes.
             try session.execute("SET LOCAL lock_timeout = '10min'")
@@ -50,7 +54,7 @@ extension PostgresDiaryStore {
             let applied = Set(try session.query("SELECT version FROM schema_migrations").map { row in
                 try row.decode(Int.self, context: .default)
             })
-            for migration in migrations where !applied.contains(migration.version) {
+            for migration in migrations where !applied.contains(migration.version) && migration.version <= version {
                 for statement in SQLScript.statements(migration.sql) {
                     try session.execute(statement)
                 }

@@ -24,7 +24,7 @@ extension PostgresDiaryStore {
         let seen = "CASE WHEN user_id = $1 THEN entry_count ELSE public_count END"
         var diaryTotal: Int?
         if let diaryID = query.diaryID {
-            guard let total = try session.one((Int).self, "SELECT \(seen) FROM diaries WHERE diary_id = $2", [query.viewerID, diaryID]) else {
+            guard let total = try session.one((Int).self, "SELECT \(seen) FROM diary_totals WHERE diary_id = $2", [query.viewerID, diaryID]) else {
                 throw StoreError(.notFound, .diary(diaryID))
             }
             diaryTotal = total
@@ -32,7 +32,7 @@ extension PostgresDiaryStore {
         let filter = query.filter
         if filter.query == nil, filter.since == nil, filter.until == nil, filter.tags.isEmpty {
             if let diaryTotal { return diaryTotal }
-            return try session.one((Int).self, "SELECT coalesce(sum(\(seen)), 0)::bigint FROM diaries", [query.viewerID]) ?? 0
+            return try session.one((Int).self, "SELECT coalesce(sum(\(seen)), 0)::bigint FROM diary_totals", [query.viewerID]) ?? 0
         }
         let sql = PostgresEntrySQL(query)
         return try session.one((Int).self, sql.count, sql.countArguments) ?? 0

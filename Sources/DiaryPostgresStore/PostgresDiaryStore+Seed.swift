@@ -6,7 +6,7 @@ extension PostgresDiaryStore {
     /// each batch one `INSERT … SELECT FROM unnest(…)` of arrays (one round trip for thousands of
     /// rows, where `createEntry` takes several per entry). The entries are public and have no tags.
     /// The rules of every write still hold: the schema checks every row (an unknown diary fails its
-    /// batch, which is rolled back), the counts move in the same transaction (with the times, in one UPDATE per batch), ids come
+    /// batch, which is rolled back), the counts move in the same transaction (with the times, in one statement per batch), ids come
     /// from the sequence, times are cut to whole seconds, each diary's `updated` and
     /// `public_updated` move forward to its newest entry, and each batch moves the data version
     /// (see `write`), so that every server's response cache sees it. Batches already written stay written.
@@ -29,16 +29,17 @@ extension PostgresDiaryStore {
                     WITH ORDINALITY AS seeded (diary_id, title, body, created, position)
                 ORDER BY position
                 """, [diaryIDs, batch.map(\.title), batch.map(\.body), created])
-            // Each diary's newest time of this batch and its count (every seeded entry is
-            // public), in one statement; greatest() never moves a time back.
+            // Each diary's count of this batch and its newest time (every seeded entry is
+            // public), added to its row of diary_activity in one statement, as a post's are;
+            // greatest() never moves a time back.
             try session.execute("""
-                UPDATE diaries d SET updated = greatest(d.updated, newest.created),
-                    public_updated = greatest(d.public_updated, newest.created),
-                    entry_count = d.entry_count + newest.count, public_count = d.public_count + newest.count
-                FROM (SELECT diary_id, max(created) AS created, count(*)::integer AS count
-                      FROM unnest($1::bigint[], $2::timestamptz[]) AS s (diary_id, created) GROUP BY diary_id) AS newest
-                WHERE d.diary_id = newest.diary_id
-                """, [diaryIDs, created])
+                INSERT INTO diary_activity AS a (diary_id, slot, entry_count, public_count, updated, public_updated)
+                SELECT diary_id, $3, count(*)::integer, count(*)::integer, max(created), max(created)
+                FROM unnest($1::bigint[], $2::timestamptz[]) AS s (diary_id, created) GROUP BY diary_id
+                ON CONFLICT (diary_id, slot) DO UPDATE SET entry_count = a.entry_count + excluded.entry_count,
+                    public_count = a.public_count + excluded.public_count,
+                    updated = greatest(a.updated, excluded.updated), public_updated = greatest(a.public_updated, excluded.public_updated)
+                """, [diaryIDs, created, session.slot])
             return batch.count
         }
     }

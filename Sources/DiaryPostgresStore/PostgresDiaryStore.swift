@@ -114,8 +114,8 @@ public final class PostgresDiaryStore: DiaryStore {
             let rows = try session.query("""
                 SELECT d.diary_id, d.entry_count, d.public_count, count(e.entry_id)::integer,
                 count(e.entry_id) FILTER (WHERE e.visibility = 'public')::integer
-                FROM diaries d LEFT JOIN entries e ON e.diary_id = d.diary_id
-                GROUP BY d.diary_id HAVING d.entry_count <> count(e.entry_id)
+                FROM diary_totals d LEFT JOIN entries e ON e.diary_id = d.diary_id
+                GROUP BY d.diary_id, d.entry_count, d.public_count HAVING d.entry_count <> count(e.entry_id)
                 OR d.public_count <> count(e.entry_id) FILTER (WHERE e.visibility = 'public')
                 ORDER BY d.diary_id
                 """)
@@ -195,7 +195,7 @@ extension PostgresDiaryStore {
                             UPDATE data_version SET version = version + 1 WHERE slot = $1
                             RETURNING txid_current(), pg_postmaster_start_time()
                             """,
-                            [Int16.random(in: 0...15)]
+                            [session.slot]
                         )
                         outcome = result
                         return result

@@ -22,6 +22,11 @@ struct SQLSession {
     let timeout: TimeInterval
     /// Statements sent and not yet waited for, oldest first.
     let sent = Sent()
+    /// Which of the 16 rows of a hot counter (`data_version`, a diary's `diary_activity`) this
+    /// session's writes add to: one at random, so that concurrent writers seldom queue on one
+    /// row lock held through their commits, and the same for both, so that two writers meet on
+    /// either both or neither.
+    let slot = Int16.random(in: 0...15)
 
     /// A statement's answer, to come: `rows` once it has been waited for.
     final class Answer: @unchecked Sendable {
