@@ -187,7 +187,7 @@ def server_connections(threads, connections):
     if connections:
         return connections
     threads = threads or min(256, max(2, os.cpu_count() or 2) * 8)
-    return threads + 4
+    return threads + 12
 
 
 # MARK: - nginx

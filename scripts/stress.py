@@ -1511,6 +1511,8 @@ CLUSTERS = []          # every cluster started, thawed and removed at exit
 # The database timeout the PostgreSQL cases give their servers (--database-timeout): every bound
 # on an answer while PostgreSQL is away is a multiple of it.
 PG_TIMEOUT = 1.0
+# PostgresDiaryStore's version lease (dataVersionLease), in seconds.
+VERSION_LEASE = 0.001
 
 
 def as_postgres(command):
@@ -2022,6 +2024,10 @@ def case_pg_frozen():
         frozen_at = time.monotonic()
         try:
             cluster.freeze()
+            # Away once its last process is stopped (one at a time, after a scan of /proc; a
+            # request may still commit meanwhile), and a version lease later: a kept answer may
+            # rest on a version read begun up to the lease before the request.
+            away_at = time.monotonic() + VERSION_LEASE
             answered = wait_until(lambda: all(traffic.answered_since(frozen_at, n) >= CFG["pg_down_requests"]
                                               for n in range(len(servers))), 120)
         finally:
@@ -2030,7 +2036,7 @@ def case_pg_frozen():
         thawed_at = time.monotonic()
         recovered, probes = wait_serving(servers, tokens, 120)
         traffic.stop()
-        during, away, slowest, not_503, first_503 = outage_summary(traffic, servers, frozen_at, frozen_at, back_at, thawed_at)
+        during, away, slowest, not_503, first_503 = outage_summary(traffic, servers, frozen_at, away_at, back_at, thawed_at)
         faults = traffic.faults()
         traffic.sent |= probes
         stored_ok, stored = acked_check(cluster, traffic.acked, traffic.sent)
@@ -2113,7 +2119,8 @@ class CommitCutter:
     transaction's connection at its COMMIT: "before" drops the COMMIT (PostgreSQL rolls the
     transaction back), "after" lets PostgreSQL commit and drops only its answer. Either way the
     server sees its connection lost during COMMIT. A transaction writes when it touched
-    `data_version`, as every write of the store does and no read."""
+    `data_version`, as every write of the store does and no read (by a statement prepared under a
+    name and then bound, or by one sent whole)."""
 
     def __init__(self, target_port):
         self.target_port = target_port
@@ -2135,7 +2142,7 @@ class CommitCutter:
             except OSError:
                 return
             server = socket.create_connection(("127.0.0.1", self.target_port))
-            state = {"writes": False, "cut_answer": False}
+            state = {"writes": False, "cut_answer": False, "moves_version": set()}
             threading.Thread(target=self.upstream, args=(client, server, state), daemon=True).start()
             threading.Thread(target=self.downstream, args=(client, server, state), daemon=True).start()
 
@@ -2166,10 +2173,18 @@ class CommitCutter:
                 kind = self.read_exactly(client, 1)
                 header = self.read_exactly(client, 4)
                 payload = self.read_exactly(client, struct.unpack("!i", header)[0] - 4)
-                if kind in (b"P", b"Q"):
-                    text = payload.split(b"\0", 2)[1 if kind == b"P" else 0]
-                    if b"data_version SET" in text:
+                if kind == b"B":
+                    # A prepared statement run by name (the store prepares its data version's UPDATE).
+                    if payload.split(b"\0", 2)[1] in state["moves_version"]:
                         state["writes"] = True
+                elif kind in (b"P", b"Q"):
+                    parts = payload.split(b"\0", 2)
+                    text = parts[1 if kind == b"P" else 0]
+                    if b"data_version SET" in text:
+                        if kind == b"P" and parts[0]:
+                            state["moves_version"].add(parts[0])   # prepared: runs when bound
+                        else:
+                            state["writes"] = True
                     elif text.strip().upper() == b"COMMIT":
                         with self.lock:
                             mode = self.armed if state["writes"] else None

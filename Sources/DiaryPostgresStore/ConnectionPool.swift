@@ -32,7 +32,7 @@ final class ConnectionPool: @unchecked Sendable {
     let logger: Logger
 
     private let condition = NSCondition()
-    private var idle: [PostgresConnection] = []
+    private var idle: [PooledConnection] = []
     private var openCount = 0
     private var nextID = 0
     private var isClosed = false
@@ -55,7 +55,7 @@ final class ConnectionPool: @unchecked Sendable {
     /// Runs `body` with a connection of its own, and whether it was opened for this call
     /// (rather than reused, and so perhaps closed by the server since). A connection whose
     /// channel closed during `body` is not put back.
-    func withConnection<T>(_ body: (PostgresConnection, _ isNew: Bool) throws -> T) throws -> T {
+    func withConnection<T>(_ body: (PooledConnection, _ isNew: Bool) throws -> T) throws -> T {
         let (connection, isNew) = try checkOut()
         do {
             let result = try body(connection, isNew)
@@ -77,12 +77,12 @@ final class ConnectionPool: @unchecked Sendable {
         openCount -= closing.count
         condition.broadcast()
         condition.unlock()
-        for connection in closing {
-            SQLSession.close(connection, timeout: timeout)
+        for pooled in closing {
+            SQLSession.close(pooled.connection, timeout: timeout)
         }
     }
 
-    private func checkOut() throws -> (PostgresConnection, isNew: Bool) {
+    private func checkOut() throws -> (PooledConnection, isNew: Bool) {
         let deadline = Date(timeIntervalSinceNow: timeout)
         condition.lock()
         while true {
@@ -98,7 +98,7 @@ final class ConnectionPool: @unchecked Sendable {
                 throw PoolError.silent(seconds: timeout)
             }
             if let connection = idle.popLast() {
-                if connection.isClosed {
+                if connection.connection.isClosed {
                     openCount -= 1
                     continue
                 }
@@ -118,7 +118,7 @@ final class ConnectionPool: @unchecked Sendable {
                     let connection = try SQLSession.waitAtMost(timeout + 1, for: connecting, on: eventLoop) {
                         connecting.whenSuccess { late in let _: EventLoopFuture<Void> = late.close() }
                     }
-                    return (connection, true)
+                    return (PooledConnection(connection), true)
                 } catch {
                     condition.lock()
                     openCount -= 1
@@ -135,7 +135,8 @@ final class ConnectionPool: @unchecked Sendable {
         }
     }
 
-    private func checkIn(_ connection: PostgresConnection) {
+    private func checkIn(_ pooled: PooledConnection) {
+        let connection = pooled.connection
         condition.lock()
         if connection.isClosed || isClosed {
             openCount -= 1
@@ -144,7 +145,7 @@ final class ConnectionPool: @unchecked Sendable {
             if !connection.isClosed { SQLSession.close(connection, timeout: timeout) }
             return
         }
-        idle.append(connection)
+        idle.append(pooled)
         condition.signal()
         condition.unlock()
     }
@@ -207,5 +208,15 @@ final class ConnectionPool: @unchecked Sendable {
             case .silent(let seconds): "the server left a statement or a login unanswered for \(seconds) s, and has not let a login in since"
             }
         }
+    }
+}
+
+/// A connection of the pool, with the statements prepared on it: used by one caller at a time.
+final class PooledConnection: @unchecked Sendable {
+    let connection: PostgresConnection
+    let prepared = PreparedStatements()
+
+    init(_ connection: PostgresConnection) {
+        self.connection = connection
     }
 }

@@ -46,7 +46,7 @@ extension PostgresDiaryStore {
                 on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration(url), id: 0, logger: logger
             ).wait()
             defer { SQLSession.close(connection, timeout: defaultTimeout) }
-            try body(SQLSession(connection: connection, logger: logger, timeout: defaultTimeout))
+            try body(SQLSession(PooledConnection(connection), logger: logger, timeout: defaultTimeout))
         } catch {
             throw StoreError(error, subject: .operation(subject))
         }
@@ -63,7 +63,7 @@ extension PostgresDiaryStore {
         return try read(.operation("query plan")) { session in
             for setting in settings { try session.execute("SET LOCAL \(setting)") }
             return try session.query("EXPLAIN \(sql.select)", sql.selectArguments)
-                .map { try $0.decode(String.self, context: .default) }.joined(separator: "\n")
+                .map { try $0.decode(String.self) }.joined(separator: "\n")
         }
     }
 

@@ -72,9 +72,9 @@ extension PostgresDiaryStore {
         FROM diary_totals d JOIN users u ON u.user_id = d.user_id
         """
 
-    static func diary(from row: PostgresRow) throws -> Diary {
+    static func diary(from row: SQLRow) throws -> Diary {
         let (id, owner, title, count, created, updated, defaultVisibility) = try row.decode(
-            (Int64, String, String, Int, Date, Date, String).self, context: .default
+            (Int64, String, String, Int, Date, Date, String).self
         )
         return Diary(
             id: id, owner: owner, title: title, defaultVisibility: try visibility(defaultVisibility, column: "diaries.default_visibility"),

@@ -6,12 +6,14 @@ import PostgresNIO
 extension PostgresDiaryStore {
     public func entry(id: Int64, viewerID: Int64?) throws(StoreError) -> Entry? {
         try statement(.entry(id)) { session in
-            // A private entry exists for its owner only.
-            try session.query(
-                "\(Self.entryColumns) WHERE e.entry_id = $1 AND (e.visibility <> 'private' OR d.user_id = $2)", [id, viewerID]
-            ).first.map(Self.entry(from:))
+            try session.query(Self.visibleEntrySQL, [id, viewerID]).first.map(Self.entry(from:))
         }
     }
+
+    /// The entry $1 as viewer $2 (NULL: anyone) sees it: a private entry exists for its owner only.
+    static let visibleEntrySQL = PreparedSQL(
+        "\(entryColumns) WHERE e.entry_id = $1::bigint AND (e.visibility <> 'private' OR d.user_id = $2::bigint)"
+    )
 
     public func lastModified(diaryID: Int64?, viewerID: Int64?) throws(StoreError) -> Date? {
         try statement(diaryID.map { .diary($0) } ?? .operation("diaries")) { session in
@@ -119,9 +121,9 @@ extension PostgresDiaryStore {
     /// An entry with its author and tags.
     static let entryColumns = "\(entrySelectList) FROM entries e \(entryJoins)"
 
-    static func entry(from row: PostgresRow) throws -> Entry {
+    static func entry(from row: SQLRow) throws -> Entry {
         let (id, diaryID, author, title, body, created, updated, tags, visibility) = try row.decode(
-            (Int64, Int64, String, String, String, Date, Date, [String], String).self, context: .default
+            (Int64, Int64, String, String, String, Date, Date, [String], String).self
         )
         return Entry(
             id: id, diaryID: diaryID, author: author, title: title, body: body, created: created, updated: updated,
@@ -155,28 +157,35 @@ extension PostgresDiaryStore {
         _ session: SQLSession, userID: Int64, diaryID: Int64?, title: String, body: String, created: Date, visibility: Visibility?,
         now: Date
     ) throws -> (id: Int64, diaryID: Int64, author: String, visibility: Visibility)? {
-        // $2 NULL: the user's first diary.
-        guard let (id, chosenDiary, author, text) = try session.one((Int64, Int64, String, String).self, """
-            WITH target AS (
-                SELECT diary_id, coalesce($3, default_visibility) AS visibility FROM diaries
-                WHERE diary_id = coalesce($2::bigint, (SELECT diary_id FROM diaries WHERE user_id = $1 ORDER BY diary_id LIMIT 1))
-                AND user_id = $1
-            ), entry AS (
-                INSERT INTO entries (diary_id, title, body, created, updated, visibility)
-                SELECT diary_id, $5, $6, $7, $4, visibility FROM target
-                RETURNING entry_id, diary_id, visibility
-            ), activity AS (
-                INSERT INTO diary_activity AS a (diary_id, slot, entry_count, public_count, updated, public_updated)
-                SELECT e.diary_id, $8, 1, (e.visibility = 'public')::integer, $4, CASE WHEN e.visibility = 'public' THEN $4::timestamptz END
-                FROM entry e
-                ON CONFLICT (diary_id, slot) DO UPDATE SET \(addActivity)
-                RETURNING a.diary_id
-            )
-            SELECT e.entry_id, e.diary_id, u.name, e.visibility FROM entry e JOIN activity x ON x.diary_id = e.diary_id
-            JOIN users u ON u.user_id = $1
-            """, [userID, diaryID, visibility?.rawValue, now, title, body, created, session.slot]) else { return nil }
+        guard let (id, chosenDiary, author, text) = try session.one(
+            (Int64, Int64, String, String).self, insertEntrySQL,
+            [userID, diaryID, visibility?.rawValue, now, title, body, created, session.slot]
+        ) else { return nil }
         return (id, chosenDiary, author, try Self.visibility(text, column: "entries.visibility"))
     }
+
+    /// `insertEntry`'s statement: $1 the user, $2 the diary (NULL: the user's first), $3 the
+    /// visibility (NULL: the diary's default), $4 now, $5 the title, $6 the body, $7 created, $8 the slot.
+    static let insertEntrySQL = PreparedSQL("""
+        WITH target AS (
+            SELECT diary_id, coalesce($3::text, default_visibility) AS visibility FROM diaries
+            WHERE diary_id = coalesce($2::bigint, (SELECT diary_id FROM diaries WHERE user_id = $1::bigint ORDER BY diary_id LIMIT 1))
+            AND user_id = $1::bigint
+        ), entry AS (
+            INSERT INTO entries (diary_id, title, body, created, updated, visibility)
+            SELECT diary_id, $5::text, $6::text, $7::timestamptz, $4::timestamptz, visibility FROM target
+            RETURNING entry_id, diary_id, visibility
+        ), activity AS (
+            INSERT INTO diary_activity AS a (diary_id, slot, entry_count, public_count, updated, public_updated)
+            SELECT e.diary_id, $8::smallint, 1, (e.visibility = 'public')::integer, $4::timestamptz,
+                CASE WHEN e.visibility = 'public' THEN $4::timestamptz END
+            FROM entry e
+            ON CONFLICT (diary_id, slot) DO UPDATE SET \(addActivity)
+            RETURNING a.diary_id
+        )
+        SELECT e.entry_id, e.diary_id, u.name, e.visibility FROM entry e JOIN activity x ON x.diary_id = e.diary_id
+        JOIN users u ON u.user_id = $1::bigint
+        """)
 
     /// The diary an entry of `userID` goes to, with the user's name and the diary's default
     /// visibility: `diaryID` when it is theirs, or when nil their first diary, created when they have none.

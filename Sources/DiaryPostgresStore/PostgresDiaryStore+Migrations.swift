@@ -52,7 +52,7 @@ extension PostgresDiaryStore {
                 )
                 """)
             let applied = Set(try session.query("SELECT version FROM schema_migrations").map { row in
-                try row.decode(Int.self, context: .default)
+                try row.decode(Int.self) as Int
             })
             for migration in migrations where !applied.contains(migration.version) && migration.version <= version {
                 for statement in SQLScript.statements(migration.sql) {
@@ -73,7 +73,7 @@ extension PostgresDiaryStore {
     public func appliedMigrations() throws(StoreError) -> [Int] {
         try statement(.operation("schema migrations")) { session in
             try session.query("SELECT version FROM schema_migrations ORDER BY version").map { row in
-                try row.decode(Int.self, context: .default)
+                try row.decode(Int.self) as Int
             }
         }
     }

@@ -204,7 +204,7 @@ extension PostgresDiaryStore {
                 """, viewerID.map { [$0] } ?? [])
             // Sorted here, as SQLite sorts (by code point), whatever the database's collation.
             return try rows.map { row in
-                let (name, count) = try row.decode((String, Int).self, context: .default)
+                let (name, count) = try row.decode((String, Int).self)
                 return TagCount(name: name, count: count)
             }.sorted { $0.name < $1.name }
         }

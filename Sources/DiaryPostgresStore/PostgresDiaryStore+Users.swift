@@ -34,10 +34,12 @@ extension PostgresDiaryStore {
 
     public func user(tokenHash: TokenHash) throws(StoreError) -> User? {
         try statement(.operation("user with a token")) { session in
-            try session.one((Int64, String).self, "SELECT user_id, name FROM users WHERE token_hash = $1", [tokenHash.hex])
-                .map { User(id: $0.0, name: $0.1) }
+            try session.one((Int64, String).self, Self.userByTokenSQL, [tokenHash.hex]).map { User(id: $0.0, name: $0.1) }
         }
     }
+
+    /// Every authenticated request asks it: prepared.
+    static let userByTokenSQL = PreparedSQL("SELECT user_id, name FROM users WHERE token_hash = $1::text")
 }
 
 // MARK: - Helpers

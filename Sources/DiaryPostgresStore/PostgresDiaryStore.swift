@@ -68,8 +68,8 @@ public final class PostgresDiaryStore: DiaryStore {
             throw StoreError(error, subject: subject)
         }
         do {
-            try pool.withConnection { connection, _ in
-                try Self.migrate(SQLSession(connection: connection, logger: Self.logger, timeout: timeout))
+            try pool.withConnection { pooled, _ in
+                try Self.migrate(SQLSession(pooled, logger: Self.logger, timeout: timeout))
             }
         } catch {
             pool.close()
@@ -103,9 +103,19 @@ public final class PostgresDiaryStore: DiaryStore {
 
     public func dataVersion() throws(StoreError) -> Int64 {
         try statement(.operation("data version")) { session in
-            try session.one((Int64).self, "SELECT sum(version)::bigint FROM data_version") ?? 0
+            try session.one((Int64).self, Self.dataVersionSQL) ?? 0
         }
     }
+
+    /// What `dataVersion()` reads (before every kept answer a server serves).
+    static let dataVersionSQL = PreparedSQL("SELECT sum(version)::bigint FROM data_version")
+
+    /// What every write does before its COMMIT (see `write`): $1 the session's slot. The
+    /// transaction's id and the server's start answer whether it was kept if COMMIT's answer is lost.
+    static let moveDataVersionSQL = PreparedSQL("""
+        UPDATE data_version SET version = version + 1 WHERE slot = $1::smallint
+        RETURNING txid_current(), pg_postmaster_start_time()
+        """)
 
     /// "ok", or one line per diary whose kept counts disagree with its entries: for tests and
     /// maintenance, as SQLite's `integrityCheck()`.
@@ -120,7 +130,7 @@ public final class PostgresDiaryStore: DiaryStore {
                 ORDER BY d.diary_id
                 """)
             let problems = try rows.map { row in
-                let (id, kept, keptPublic, counted, countedPublic) = try row.decode((Int64, Int, Int, Int, Int).self, context: .default)
+                let (id, kept, keptPublic, counted, countedPublic) = try row.decode((Int64, Int, Int, Int, Int).self)
                 return "diary \(id): entry_count \(kept), public_count \(keptPublic); counted \(counted), \(countedPublic) public"
             }
             return problems.isEmpty ? "ok" : problems.joined(separator: "\n")
@@ -190,13 +200,7 @@ extension PostgresDiaryStore {
                     try Self.inTransaction(session, begin: "BEGIN") {
                         let result = try updates(session)
                         // Sent with COMMIT, waited for before it (see inTransaction).
-                        version = try session.send(
-                            """
-                            UPDATE data_version SET version = version + 1 WHERE slot = $1
-                            RETURNING txid_current(), pg_postmaster_start_time()
-                            """,
-                            [session.slot]
-                        )
+                        version = try session.send(Self.moveDataVersionSQL, [session.slot])
                         outcome = result
                         return result
                     }
@@ -206,7 +210,7 @@ extension PostgresDiaryStore {
             } catch let error as PSQLError where Self.isRetryable(error) && attempt <= Self.deadlockRetries {
                 continue
             } catch let error as CommitOutcomeUnknown {
-                let transaction = try? version?.rows?.first?.decode((Int64, Date).self, context: .default)
+                let transaction = try? version?.rows?.first?.decode((Int64, Date).self)
                 guard let transaction, let outcome else { throw StoreError(error, subject: subject()) }
                 switch committed(transaction.0, serverStarted: transaction.1) {
                 case true?:
@@ -249,7 +253,7 @@ extension PostgresDiaryStore {
             do {
                 let (status, started) = try withSession { session -> (String?, Date?) in
                     let row = try session.query("SELECT txid_status($1), pg_postmaster_start_time()", [id]).first
-                    return try row?.decode((String?, Date).self, context: .default) ?? (nil, nil)
+                    return try row?.decode((String?, Date).self) ?? (nil, nil)
                 }
                 guard started == serverStarted else { return nil }
                 switch status {
@@ -302,9 +306,9 @@ extension PostgresDiaryStore {
             attempts += 1
             var reused = false
             do {
-                return try pool.withConnection { connection, isNew in
+                return try pool.withConnection { pooled, isNew in
                     reused = !isNew
-                    return try body(SQLSession(connection: connection, logger: Self.logger, timeout: pool.timeout))
+                    return try body(SQLSession(pooled, logger: Self.logger, timeout: pool.timeout))
                 }
             } catch let error as PSQLError where reused && Self.isConnectionLost(error) && attempts <= pool.maximumCount {
                 continue

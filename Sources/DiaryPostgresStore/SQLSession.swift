@@ -17,6 +17,8 @@ typealias SQLArgument = (any PostgresThrowingDynamicTypeEncodable)?
 /// ReadyForQuery), so a statement behind one that was lost never reached the server.
 struct SQLSession {
     let connection: PostgresConnection
+    /// The statements prepared on `connection` so far.
+    let prepared: PreparedStatements
     let logger: Logger
     /// How long a statement may wait for the server's answer (see `waitForAnswer`).
     let timeout: TimeInterval
@@ -28,14 +30,28 @@ struct SQLSession {
     /// either both or neither.
     let slot = Int16.random(in: 0...15)
 
+    init(_ pooled: PooledConnection, logger: Logger, timeout: TimeInterval) {
+        connection = pooled.connection
+        prepared = pooled.prepared
+        self.logger = logger
+        self.timeout = timeout
+    }
+
+    /// A statement's rows, and how many rows it changed (nil for a prepared one: postgres-nio
+    /// does not hand its command tag over).
+    fileprivate struct Outcome: Sendable {
+        var rows: [SQLRow]
+        var changed: Int?
+    }
+
     /// A statement's answer, to come: `rows` once it has been waited for.
     final class Answer: @unchecked Sendable {
-        fileprivate let future: EventLoopFuture<PostgresQueryResult>
-        fileprivate var result: Result<PostgresQueryResult, any Error>?
-        fileprivate init(_ future: EventLoopFuture<PostgresQueryResult>) { self.future = future }
+        fileprivate let future: EventLoopFuture<Outcome>
+        fileprivate var result: Result<Outcome, any Error>?
+        fileprivate init(_ future: EventLoopFuture<Outcome>) { self.future = future }
 
         /// The rows, when the statement was waited for and succeeded; nil otherwise.
-        var rows: [PostgresRow]? { try? result?.get().rows }
+        var rows: [SQLRow]? { try? result?.get().rows }
     }
 
     final class Sent: @unchecked Sendable {
@@ -47,6 +63,15 @@ struct SQLSession {
     @discardableResult
     func send(_ sql: String, _ arguments: [SQLArgument] = []) throws -> Answer {
         let answer = Answer(try issue(sql, arguments))
+        sent.answers.append(answer)
+        return answer
+    }
+
+    /// Sends a prepared statement without waiting for its answer (the first time on this
+    /// connection, waits for its preparation).
+    @discardableResult
+    func send(_ statement: PreparedSQL, _ arguments: [SQLArgument] = []) throws -> Answer {
+        let answer = Answer(try issue(statement, arguments))
         sent.answers.append(answer)
         return answer
     }
@@ -77,14 +102,20 @@ struct SQLSession {
 
     /// Runs one statement with `$1`, `$2`, … bound to `arguments`, and returns its rows.
     @discardableResult
-    func query(_ sql: String, _ arguments: [SQLArgument] = []) throws -> [PostgresRow] {
-        try run(sql, arguments).rows
+    func query(_ sql: String, _ arguments: [SQLArgument] = []) throws -> [SQLRow] {
+        try run(issue(sql, arguments)).rows
+    }
+
+    /// Runs a prepared statement and returns its rows.
+    @discardableResult
+    func query(_ statement: PreparedSQL, _ arguments: [SQLArgument] = []) throws -> [SQLRow] {
+        try run(issue(statement, arguments)).rows
     }
 
     /// Runs one statement and returns the number of rows it changed (or returned).
     @discardableResult
     func execute(_ sql: String, _ arguments: [SQLArgument] = []) throws -> Int {
-        try run(sql, arguments).metadata.rows ?? 0
+        try run(issue(sql, arguments)).changed ?? 0
     }
 
     /// The first row's columns, or nil without a row.
@@ -92,17 +123,27 @@ struct SQLSession {
         _ types: (repeat each Column).Type, _ sql: String, _ arguments: [SQLArgument] = []
     ) throws -> (repeat each Column)? {
         guard let row = try query(sql, arguments).first else { return nil }
-        return try row.decode(types, context: .default)
+        let columns: (repeat each Column) = try row.decode(types)
+        return columns
     }
 
-    private func run(_ sql: String, _ arguments: [SQLArgument]) throws -> PostgresQueryResult {
-        let answer = Answer(try issue(sql, arguments))
+    /// The first row's columns of a prepared statement, or nil without a row.
+    func one<each Column: PostgresDecodable>(
+        _ types: (repeat each Column).Type, _ statement: PreparedSQL, _ arguments: [SQLArgument] = []
+    ) throws -> (repeat each Column)? {
+        guard let row = try query(statement, arguments).first else { return nil }
+        let columns: (repeat each Column) = try row.decode(types)
+        return columns
+    }
+
+    private func run(_ future: EventLoopFuture<Outcome>) throws -> Outcome {
+        let answer = Answer(future)
         try waitForSent()
         try wait(answer)
         return try answer.result!.get()
     }
 
-    private func issue(_ sql: String, _ arguments: [SQLArgument]) throws -> EventLoopFuture<PostgresQueryResult> {
+    private func issue(_ sql: String, _ arguments: [SQLArgument]) throws -> EventLoopFuture<Outcome> {
         var bindings = PostgresBindings(capacity: arguments.count)
         for argument in arguments {
             if let argument {
@@ -111,7 +152,30 @@ struct SQLSession {
                 bindings.appendNull()
             }
         }
-        return connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
+        return connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).map {
+            Outcome(rows: $0.rows.map(SQLRow.init), changed: $0.metadata.rows)
+        }
+    }
+
+    private func issue(_ statement: PreparedSQL, _ arguments: [SQLArgument]) throws -> EventLoopFuture<Outcome> {
+        let values = try arguments.map { argument -> PostgresData in
+            guard let argument else { return .null }
+            var buffer = ByteBuffer()
+            try argument.encode(into: &buffer, context: .default)
+            return PostgresData(type: argument.psqlType, formatCode: argument.psqlFormat, value: buffer)
+        }
+        return try prepare(statement).execute(values).map { Outcome(rows: $0.map(SQLRow.init), changed: nil) }
+    }
+
+    /// The statement as prepared on this connection, prepared now (and waited for) the first time.
+    /// What was sent before is waited for first, so that its error, not the preparation's
+    /// (refused in a failed transaction), is the one thrown.
+    private func prepare(_ statement: PreparedSQL) throws -> PreparedQuery {
+        if let query = prepared.queries[statement.text] { return query }
+        try waitForSent()
+        let query = try Self.waitForAnswer(connection.prepare(query: statement.text), on: connection, timeout: timeout)
+        prepared.queries[statement.text] = query
+        return query
     }
 
     /// Waits for `answer`, a reply on `connection`, for at most `timeout` seconds; past it
@@ -153,6 +217,46 @@ struct SQLSession {
         let seconds: TimeInterval
         var description: String { "the server did not answer within \(seconds.rounded() == seconds ? "\(Int(seconds))" : "\(seconds)") s" }
     }
+}
+
+/// One row of an answer, whose columns `decode` reads by position.
+///
+/// postgres-nio asks for every column in binary. The rows of a statement prepared through its
+/// `PreparedQuery` describe their columns as text all the same (the statement's description,
+/// from before binary was asked for), so `PostgresRow.decode` would read binary bytes as text:
+/// here every cell is read as binary, which is what the server sent for any statement.
+struct SQLRow: Sendable {
+    let row: PostgresRow
+
+    func decode<each Column: PostgresDecodable>(_ types: (repeat each Column).Type) throws -> (repeat each Column) {
+        var cells = row.makeIterator()
+        func next<Value: PostgresDecodable>(_: Value.Type) throws -> Value {
+            guard var cell = cells.next() else {
+                throw PostgresDecodingError.Code.missingData
+            }
+            cell.format = .binary
+            return try cell.decode(Value.self, context: .default)
+        }
+        return (repeat try next((each Column).self))
+    }
+}
+
+/// A statement the server parses and plans once per connection, then runs by name: for the
+/// statements every request or every write runs. Parsing and planning them each time took about a
+/// third of PostgreSQL's CPU per post (perf, 16 clients posting). Every parameter is cast in
+/// the text (`$1::bigint`): the types the server gives the parameters when it prepares the
+/// statement must be those the arguments are sent as (binary, by their Swift types).
+struct PreparedSQL: Sendable {
+    let text: String
+
+    init(_ text: String) {
+        self.text = text
+    }
+}
+
+/// The statements prepared on one connection, by text: used by the one caller holding it.
+final class PreparedStatements: @unchecked Sendable {
+    fileprivate var queries: [String: PreparedQuery] = [:]
 }
 
 /// Splits a migration file into its statements: at each `;` that ends a statement, outside
