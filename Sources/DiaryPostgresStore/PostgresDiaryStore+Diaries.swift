@@ -118,11 +118,13 @@ extension PostgresDiaryStore {
             """, [now, publicly, id, entries, publicEntries, session.slot])
     }
 
-    /// What a write adds to a row of `diary_activity` that exists (`excluded`: what it would
-    /// have inserted), for `INSERT … ON CONFLICT (diary_id, slot) DO UPDATE SET`.
+    /// What a write adds to a row `a` of `diary_activity` that exists (`excluded`: what it would
+    /// have inserted), for `INSERT … ON CONFLICT (diary_id, slot) DO UPDATE SET`: the counts
+    /// added, the times moved forward (greatest() skips a NULL, so a write no one else sees
+    /// leaves `public_updated` alone, and a seeded entry's older date moves nothing back).
     static let addActivity = """
         entry_count = a.entry_count + excluded.entry_count, public_count = a.public_count + excluded.public_count,
-        updated = excluded.updated, public_updated = coalesce(excluded.public_updated, a.public_updated)
+        updated = greatest(a.updated, excluded.updated), public_updated = greatest(a.public_updated, excluded.public_updated)
         """
 
     /// A visibility column read back; the schema's CHECK keeps anything else out.

@@ -31,6 +31,31 @@ extension PostgresDiaryStore {
         idempotency: IdempotencyKey?
     ) throws(StoreError) -> Created<Entry> {
         let subject = diaryID.map { "new entry in diary \($0)" } ?? "new entry of user \(userID)"
+        func entry(_ inserted: InsertedEntry, created: Date, now: Date) -> Entry {
+            Entry(
+                id: inserted.id, diaryID: inserted.diaryID, author: inserted.author, title: title, body: body, created: created,
+                updated: now, tags: tags.sorted(), visibility: inserted.visibility
+            )
+        }
+        if idempotency == nil {
+            // The usual post: one statement, sent with BEGIN and COMMIT (see insertEntry).
+            let now = now()
+            let created = created.map(Self.wholeSeconds) ?? now
+            let answer = try write(.operation(subject)) { session in
+                try Self.insertEntry(
+                    session, userID: userID, diaryID: diaryID, title: title, body: body, tags: tags, created: created,
+                    visibility: visibility, now: now
+                )
+            }
+            do {
+                if let inserted = try Self.insertedEntry(answer) {
+                    return Created(entry(inserted, created: created, now: now))
+                }
+            } catch {
+                throw StoreError(error, subject: .operation(subject))
+            }
+            // Nothing written: no such diary of the user's; below, which.
+        }
         return try write(.operation(subject)) { session in
             let now = now()
             if let idempotency, let earlier = try Self.resourceCreated(session, by: idempotency, userID: userID, resource: .entry, now: now) {
@@ -40,36 +65,29 @@ extension PostgresDiaryStore {
                 return Created(entry, replayed: true)
             }
             let created = created.map(Self.wholeSeconds) ?? now
-            let id: Int64
-            let diary: (id: Int64, author: String, visibility: Visibility)
-            if let inserted = try Self.insertEntry(
-                session, userID: userID, diaryID: diaryID, title: title, body: body, created: created, visibility: visibility, now: now
-            ) {
-                id = inserted.id
-                diary = (inserted.diaryID, inserted.author, inserted.visibility)
-            } else {
+            var inserted = try Self.insertedEntry(Self.insertEntry(
+                session, userID: userID, diaryID: diaryID, title: title, body: body, tags: tags, created: created,
+                visibility: visibility, now: now
+            ), waitingOn: session)
+            if inserted == nil {
                 // Not the user's diary, no such diary, or the user has none yet: which, and the
-                // first diary made, as before (rare: one more round trip or two).
+                // first diary made (rare: one more round trip or two).
                 let found = try Self.diaryForNewEntry(session, userID: userID, diaryID: diaryID, now: now)
                 let chosen = visibility ?? found.defaultVisibility
-                guard let inserted = try session.one((Int64).self, """
+                guard let id = try session.one((Int64).self, """
                     INSERT INTO entries (diary_id, title, body, created, updated, visibility) VALUES ($1, $2, $3, $4, $5, $6) RETURNING entry_id
                     """, [found.id, title, body, created, now, chosen.rawValue])
                 else { throw StoreError(.unavailable, .operation(subject), detail: "INSERT returned no id") }
                 let isPublic = chosen == .public ? 1 : 0
                 try Self.touchDiary(session, id: found.id, now: now, publicly: isPublic == 1, entries: 1, publicEntries: isPublic)
-                id = inserted
-                diary = (found.id, found.author, chosen)
+                try Self.setTags(session, entryID: id, tags: tags, replacing: false)
+                inserted = InsertedEntry(id: id, diaryID: found.id, author: found.author, visibility: chosen)
             }
-            let visibility = diary.visibility
-            try Self.setTags(session, entryID: id, tags: tags, replacing: false)
+            let new = entry(inserted!, created: created, now: now)
             if let idempotency {
-                try Self.record(idempotency, userID: userID, resource: .entry, id: id, session, now: now)
+                try Self.record(idempotency, userID: userID, resource: .entry, id: new.id, session, now: now)
             }
-            return Created(Entry(
-                id: id, diaryID: diary.id, author: diary.author, title: title, body: body, created: created, updated: now,
-                tags: tags.sorted(), visibility: visibility
-            ))
+            return Created(new)
         }
     }
 
@@ -147,25 +165,52 @@ extension PostgresDiaryStore {
         )
     }
 
-    /// A new entry, in one statement: the entry inserted, and added to its diary's row of
-    /// `diary_activity` for the session's slot (counts, `updated`, and `public_updated` when the
-    /// entry is public; see `touchDiary`). The diary is `diaryID` when `userID` owns it, or when
-    /// nil the user's first diary; the visibility `visibility` or the diary's default. Nil, with
-    /// nothing written, when there is no such diary of the user's (the caller finds out why, or
-    /// makes the first diary).
+    /// What `insertEntrySQL` wrote: the entry's id, its diary, author and visibility.
+    struct InsertedEntry {
+        var id: Int64
+        var diaryID: Int64
+        var author: String
+        var visibility: Visibility
+    }
+
+    /// Sends, without waiting, one statement that writes a new entry: the entry inserted with
+    /// its tags, added to its diary's row of `diary_activity` for the session's slot (counts,
+    /// `updated`, and `public_updated` when the entry is public; see `touchDiary`), and the data
+    /// version moved (`SQLSession.movedDataVersion(by:)`). The diary is `diaryID` when `userID`
+    /// owns it, or when nil the user's first diary; the visibility `visibility` or the diary's
+    /// default. When there is no such diary of the user's, nothing is written.
+    ///
+    /// Sent with BEGIN and COMMIT, the post waits on the network once (and once for its token),
+    /// and no lock it takes is held while this process wakes up to send the next statement.
     static func insertEntry(
-        _ session: SQLSession, userID: Int64, diaryID: Int64?, title: String, body: String, created: Date, visibility: Visibility?,
-        now: Date
-    ) throws -> (id: Int64, diaryID: Int64, author: String, visibility: Visibility)? {
-        guard let (id, chosenDiary, author, text) = try session.one(
-            (Int64, Int64, String, String).self, insertEntrySQL,
-            [userID, diaryID, visibility?.rawValue, now, title, body, created, session.slot]
-        ) else { return nil }
-        return (id, chosenDiary, author, try Self.visibility(text, column: "entries.visibility"))
+        _ session: SQLSession, userID: Int64, diaryID: Int64?, title: String, body: String, tags: [String], created: Date,
+        visibility: Visibility?, now: Date
+    ) throws -> SQLSession.Answer {
+        let answer = try session.send(
+            insertEntrySQL, [userID, diaryID, visibility?.rawValue, now, title, body, created, session.slot, tags]
+        )
+        session.movedDataVersion(by: answer)
+        return answer
+    }
+
+    /// The entry `insertEntry` wrote, or nil when it found no diary; waits for it on `session`
+    /// when given, whose transaction goes on (else it must have been waited for: its
+    /// transaction committed).
+    static func insertedEntry(_ answer: SQLSession.Answer, waitingOn session: SQLSession? = nil) throws -> InsertedEntry? {
+        try session?.wait(answer)
+        guard let row = answer.rows?.first else {
+            session?.movedDataVersion(by: nil)  // nor the data version: what the transaction writes next must
+            return nil
+        }
+        let (_, _, id, diaryID, author, text) = try row.decode((Int64, Date, Int64, Int64, String, String).self)
+        return InsertedEntry(id: id, diaryID: diaryID, author: author, visibility: try visibility(text, column: "entries.visibility"))
     }
 
     /// `insertEntry`'s statement: $1 the user, $2 the diary (NULL: the user's first), $3 the
-    /// visibility (NULL: the diary's default), $4 now, $5 the title, $6 the body, $7 created, $8 the slot.
+    /// visibility (NULL: the diary's default), $4 now, $5 the title, $6 the body, $7 created,
+    /// $8 the slot, $9 the tags. No row, and nothing written, when there is no such diary. The
+    /// data version's row is taken last, after the diary's activity row (`version`'s condition
+    /// reads `activity`), as every other write takes them.
     static let insertEntrySQL = PreparedSQL("""
         WITH target AS (
             SELECT diary_id, coalesce($3::text, default_visibility) AS visibility FROM diaries
@@ -175,6 +220,9 @@ extension PostgresDiaryStore {
             INSERT INTO entries (diary_id, title, body, created, updated, visibility)
             SELECT diary_id, $5::text, $6::text, $7::timestamptz, $4::timestamptz, visibility FROM target
             RETURNING entry_id, diary_id, visibility
+        ), tags AS (
+            INSERT INTO entry_tags (entry_id, tag) SELECT e.entry_id, t.tag FROM entry e, unnest($9::text[]) AS t (tag)
+            ON CONFLICT DO NOTHING
         ), activity AS (
             INSERT INTO diary_activity AS a (diary_id, slot, entry_count, public_count, updated, public_updated)
             SELECT e.diary_id, $8::smallint, 1, (e.visibility = 'public')::integer, $4::timestamptz,
@@ -182,9 +230,12 @@ extension PostgresDiaryStore {
             FROM entry e
             ON CONFLICT (diary_id, slot) DO UPDATE SET \(addActivity)
             RETURNING a.diary_id
+        ), version AS (
+            UPDATE data_version SET version = version + 1 WHERE slot = $8::smallint AND EXISTS (SELECT FROM activity)
+            RETURNING txid_current() AS transaction, pg_postmaster_start_time() AS started
         )
-        SELECT e.entry_id, e.diary_id, u.name, e.visibility FROM entry e JOIN activity x ON x.diary_id = e.diary_id
-        JOIN users u ON u.user_id = $1::bigint
+        SELECT v.transaction, v.started, e.entry_id, e.diary_id, u.name, e.visibility
+        FROM version v, entry e JOIN users u ON u.user_id = $1::bigint
         """)
 
     /// The diary an entry of `userID` goes to, with the user's name and the diary's default

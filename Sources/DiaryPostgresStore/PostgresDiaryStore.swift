@@ -179,7 +179,9 @@ extension PostgresDiaryStore {
 
 extension PostgresDiaryStore {
     /// Runs `updates` in a READ COMMITTED transaction that adds one to a `data_version` row
-    /// before it commits; it returns once the commit is acknowledged. Any error rolls back
+    /// before it commits (`moveDataVersionSQL`, or a statement of `updates` that does it itself:
+    /// `SQLSession.movedDataVersion(by:)`); it returns once the commit is acknowledged. What
+    /// `updates` sends without waiting is waited for with COMMIT. Any error rolls back
     /// everything and is thrown as a `StoreError` about `subject`. A transaction the server
     /// chose as a deadlock's victim is run again (nothing of it was kept).
     ///
@@ -199,8 +201,9 @@ extension PostgresDiaryStore {
                 let result = try withSession { session in
                     try Self.inTransaction(session, begin: "BEGIN") {
                         let result = try updates(session)
-                        // Sent with COMMIT, waited for before it (see inTransaction).
-                        version = try session.send(Self.moveDataVersionSQL, [session.slot])
+                        // Sent with COMMIT, waited for before it (see inTransaction), unless a
+                        // statement of the body moved it already.
+                        version = try session.sent.versionMove ?? session.send(Self.moveDataVersionSQL, [session.slot])
                         outcome = result
                         return result
                     }

@@ -56,6 +56,17 @@ struct SQLSession {
 
     final class Sent: @unchecked Sendable {
         fileprivate var answers: [Answer] = []
+        /// The statement of this transaction that moved the data version itself, if one did.
+        fileprivate(set) var versionMove: Answer?
+    }
+
+    /// Records that `answer`'s statement moved the data version, as `PostgresDiaryStore.write`
+    /// would after the body: its first two columns are `txid_current()` and
+    /// `pg_postmaster_start_time()`, and it took its `data_version` row after every other row
+    /// lock it took (the order every write takes them in). Nil: it did not after all (it wrote
+    /// nothing), and `write` moves it if the transaction writes something else.
+    func movedDataVersion(by answer: Answer?) {
+        sent.versionMove = answer
     }
 
     /// Sends one statement without waiting for its answer: the next statement waited for (or
@@ -76,27 +87,47 @@ struct SQLSession {
         return answer
     }
 
-    /// Waits, in order, for every statement sent before `answer` (or every one sent, when nil);
-    /// throws the first one's error (those after it are not waited for).
+    /// Waits for every statement sent before `answer` (or every one sent, when nil); throws the
+    /// first one's error, in the order they were sent.
+    ///
+    /// One connection answers in order, so the caller blocks once, for `answer` (or the last
+    /// sent), and wakes once for all: BEGIN, a write's statement and COMMIT cost one wake-up of
+    /// the worker, not one each. When that one is not answered in time, its connection is
+    /// closed, and those answered before it still tell what happened.
     func waitForSent(before answer: Answer? = nil) throws {
+        let pending = sent.answers.prefix { $0 !== answer }
+        guard let last = answer ?? pending.last else { return }
+        settle(last)
+        var closed = false
+        if case .failure(_ as NoAnswer)? = last.result { closed = true }
         while let first = sent.answers.first, first !== answer {
             sent.answers.removeFirst()
-            try wait(first)
+            settle(first, timeout: closed ? 0.01 : timeout)
+            if case .failure(let error)? = first.result {
+                // The rest ran in a failed transaction (or not at all): only this error says why.
+                sent.answers.removeFirst(sent.answers.prefix { $0 !== answer }.count)
+                throw error
+            }
         }
     }
 
-    /// Waits for `answer` (and, first, for every statement sent before it).
+    /// Waits for `answer` (and for every statement sent before it, whose error comes first).
     func wait(_ answer: Answer) throws {
         if sent.answers.contains(where: { $0 === answer }) {
+            defer { sent.answers.removeFirst() }  // `answer` itself, whatever happens
             try waitForSent(before: answer)
-            sent.answers.removeFirst()  // `answer` itself
         }
-        if let result = answer.result { _ = try result.get(); return }
+        settle(answer)
+        _ = try answer.result!.get()
+    }
+
+    /// Blocks until `answer` is answered, or `timeout` (the session's) is up, and keeps the outcome in it.
+    private func settle(_ answer: Answer, timeout: TimeInterval? = nil) {
+        guard answer.result == nil else { return }
         do {
-            answer.result = .success(try Self.waitForAnswer(answer.future, on: connection, timeout: timeout))
+            answer.result = .success(try Self.waitForAnswer(answer.future, on: connection, timeout: timeout ?? self.timeout))
         } catch {
             answer.result = .failure(error)
-            throw error
         }
     }
 
@@ -138,7 +169,7 @@ struct SQLSession {
 
     private func run(_ future: EventLoopFuture<Outcome>) throws -> Outcome {
         let answer = Answer(future)
-        try waitForSent()
+        sent.answers.append(answer)
         try wait(answer)
         return try answer.result!.get()
     }

@@ -83,6 +83,36 @@ struct PostgresStoreTests {
         }
     }
 
+    /// A post from a user without a diary (the one-statement post finds none, and the store
+    /// makes the first in a second transaction) lands in a new first diary and moves the data
+    /// version; one into another's diary writes nothing and leaves the version alone.
+    @Test func aPostWithoutADiaryMakesTheFirstAndMovesTheVersion() throws {
+        try withDatabase { url in
+            let store = try PostgresDiaryStore(url: url)
+            defer { store.close() }
+            let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
+            let bob = try store.createUser(name: "bob", tokenHash: newTokenHash())
+            try PostgresDiaryStore.withAdminConnection(url, subject: "a user without a diary") { session in
+                try session.execute("DELETE FROM diaries WHERE user_id = $1", [alice.id])
+            }
+            var version = try store.dataVersion()
+            let bobsDiary = try #require(try store.diaries().first)
+            expectStoreError(.forbidden, .diary(bobsDiary.id)) {
+                try store.createEntry(userID: alice.id, diaryID: bobsDiary.id, title: "no", body: "")
+            }
+            #expect(try store.dataVersion() == version)
+            let entry = try store.createEntry(userID: alice.id, diaryID: nil, title: "first", body: "", tags: ["new"])
+            #expect(try store.dataVersion() != version)
+            version = try store.dataVersion()
+            let diary = try #require(try store.diary(id: entry.diaryID, viewerID: nil))
+            #expect(diary.owner == "alice" && diary.entryCount == 1 && entry.tags == ["new"])
+            #expect(try store.entry(id: entry.id, viewerID: nil) == entry)
+            _ = try store.createEntry(userID: bob.id, diaryID: nil, title: "fast", body: "")
+            #expect(try store.dataVersion() != version)
+            #expect(try store.consistencyCheck() == "ok")
+        }
+    }
+
     /// More callers than connections wait their turn; none fails.
     @Test func aPoolOfOneServesConcurrentCallers() throws {
         try withDatabase { url in
