@@ -174,23 +174,20 @@ extension PostgresDiaryStore {
     }
 
     /// Sends, without waiting, one statement that writes a new entry: the entry inserted with
-    /// its tags, added to its diary's row of `diary_activity` for the session's slot (counts,
-    /// `updated`, and `public_updated` when the entry is public; see `touchDiary`), and the data
-    /// version moved (`SQLSession.movedDataVersion(by:)`). The diary is `diaryID` when `userID`
-    /// owns it, or when nil the user's first diary; the visibility `visibility` or the diary's
-    /// default. When there is no such diary of the user's, nothing is written.
+    /// its tags, and added to its diary's row of `diary_activity` for the session's slot (counts,
+    /// `updated`, and `public_updated` when the entry is public; see `touchDiary`). The diary is
+    /// `diaryID` when `userID` owns it, or when nil the user's first diary; the visibility
+    /// `visibility` or the diary's default. When there is no such diary of the user's, nothing
+    /// is written (and `write` leaves the data version alone: see `moveDataVersionSQL`).
     ///
-    /// Sent with BEGIN and COMMIT, the post waits on the network once (and once for its token),
-    /// and no lock it takes is held while this process wakes up to send the next statement.
+    /// Sent with BEGIN, the data version's UPDATE and COMMIT, the post waits on the network
+    /// once (and once for its token), and no lock it takes is held while this process wakes up
+    /// to send the next statement.
     static func insertEntry(
         _ session: SQLSession, userID: Int64, diaryID: Int64?, title: String, body: String, tags: [String], created: Date,
         visibility: Visibility?, now: Date
     ) throws -> SQLSession.Answer {
-        let answer = try session.send(
-            insertEntrySQL, [userID, diaryID, visibility?.rawValue, now, title, body, created, session.slot, tags]
-        )
-        session.movedDataVersion(by: answer)
-        return answer
+        try session.send(insertEntrySQL, [userID, diaryID, visibility?.rawValue, now, title, body, created, session.slot, tags])
     }
 
     /// The entry `insertEntry` wrote, or nil when it found no diary; waits for it on `session`
@@ -198,19 +195,14 @@ extension PostgresDiaryStore {
     /// transaction committed).
     static func insertedEntry(_ answer: SQLSession.Answer, waitingOn session: SQLSession? = nil) throws -> InsertedEntry? {
         try session?.wait(answer)
-        guard let row = answer.rows?.first else {
-            session?.movedDataVersion(by: nil)  // nor the data version: what the transaction writes next must
-            return nil
-        }
-        let (_, _, id, diaryID, author, text) = try row.decode((Int64, Date, Int64, Int64, String, String).self)
+        guard let row = answer.rows?.first else { return nil }
+        let (id, diaryID, author, text) = try row.decode((Int64, Int64, String, String).self)
         return InsertedEntry(id: id, diaryID: diaryID, author: author, visibility: try visibility(text, column: "entries.visibility"))
     }
 
     /// `insertEntry`'s statement: $1 the user, $2 the diary (NULL: the user's first), $3 the
     /// visibility (NULL: the diary's default), $4 now, $5 the title, $6 the body, $7 created,
-    /// $8 the slot, $9 the tags. No row, and nothing written, when there is no such diary. The
-    /// data version's row is taken last, after the diary's activity row (`version`'s condition
-    /// reads `activity`), as every other write takes them.
+    /// $8 the slot, $9 the tags. No row, and nothing written, when there is no such diary.
     static let insertEntrySQL = PreparedSQL("""
         WITH target AS (
             SELECT diary_id, coalesce($3::text, default_visibility) AS visibility FROM diaries
@@ -230,12 +222,9 @@ extension PostgresDiaryStore {
             FROM entry e
             ON CONFLICT (diary_id, slot) DO UPDATE SET \(addActivity)
             RETURNING a.diary_id
-        ), version AS (
-            UPDATE data_version SET version = version + 1 WHERE slot = $8::smallint AND EXISTS (SELECT FROM activity)
-            RETURNING txid_current() AS transaction, pg_postmaster_start_time() AS started
         )
-        SELECT v.transaction, v.started, e.entry_id, e.diary_id, u.name, e.visibility
-        FROM version v, entry e JOIN users u ON u.user_id = $1::bigint
+        SELECT e.entry_id, e.diary_id, u.name, e.visibility FROM entry e JOIN activity x ON x.diary_id = e.diary_id
+        JOIN users u ON u.user_id = $1::bigint
         """)
 
     /// The diary an entry of `userID` goes to, with the user's name and the diary's default

@@ -16,8 +16,6 @@ extension StoreError {
         switch error {
         case let error as StoreError:
             self = error
-        case let error as PSQLError:
-            self.init(error, subject: subject)
         case let error as PostgresDiaryStore.CommitOutcomeUnknown:
             self.init(.unavailable, subject, detail: error.description)
         case let error as SQLSession.NoAnswer:
@@ -30,28 +28,23 @@ extension StoreError {
             // Its description can show the value: keep them out of the logs.
             self.init(.unavailable, subject, detail: "the database holds a value of an unexpected type")
         default:
-            // NIO's own errors (connection refused, reset) name addresses and errno, nothing secret.
-            self.init(.unavailable, subject, detail: "\(type(of: error)): \(error)")
+            if let failure = PostgresFailure(error) {
+                self.init(failure, subject: subject)
+            } else {
+                // NIO's own errors (connection refused, reset) name addresses and errno, nothing secret.
+                self.init(.unavailable, subject, detail: "\(type(of: error)): \(error)")
+            }
         }
     }
 
-    init(_ error: PSQLError, subject: Subject) {
-        guard let info = error.serverInfo else {
-            let reason = switch error.code {
-            case .serverClosedConnection, .clientClosedConnection, .uncleanShutdown: "the connection to the server was closed"
-            // NIO's reason (connection refused, host not found) names an address and errno, nothing secret.
-            case .connectionError: "the server cannot be reached" + (error.underlying.map { " (\($0))" } ?? "")
-            case .authMechanismRequiresPassword: "the server asks for a password and none was given (URL, PGPASSWORD or ~/.pgpass)"
-            case .sslUnsupported: "the server does not offer TLS"
-            default: "postgres-nio error \(error.code)"
-            }
-            self.init(.unavailable, subject, detail: reason)
+    init(_ failure: PostgresFailure, subject: Subject) {
+        guard let state = failure.sqlState else {
+            self.init(.unavailable, subject, detail: failure.reason)
             return
         }
-        let state = info[.sqlState] ?? "?????"
-        let message = info[.message] ?? "no message"
+        let message = failure.message ?? "no message"
         if state == "23505" {
-            let constraint = info[.constraintName] ?? ""
+            let constraint = failure.constraint ?? ""
             self.init(.conflict, constraint == "users_token_hash_key" ? .token : subject, detail: "unique constraint \(constraint)")
             return
         }
@@ -68,5 +61,70 @@ extension StoreError {
         default: "unexpected PostgreSQL error"
         }
         self.init(.unavailable, subject, detail: "\(reason) (PostgreSQL \(state): \(message))")
+    }
+}
+
+/// What the store reads of an error of the server or of the connection, whichever of
+/// postgres-nio's two APIs threw it: `PSQLError` (statements sent whole) or `PostgresError`
+/// (prepared statements, which go through its older `PostgresDatabase` API, where errors are
+/// converted). Only the SQLSTATE, the message and the constraint's name are kept: never the
+/// statement, its arguments or the server's DETAIL line (which quotes a duplicate key).
+struct PostgresFailure {
+    /// The server's SQLSTATE, message and constraint, when the server answered with an error.
+    var sqlState: String?
+    var message: String?
+    var constraint: String?
+    /// Why, when the server answered no error (a closed connection, a refused login).
+    var reason = ""
+    /// The connection broke below SQL (closed by the server, the network or this process), or
+    /// the server is going away (SQLSTATE 08… or 57P…): not an error of a statement.
+    var connectionLost = false
+
+    init?(_ error: any Error) {
+        switch error {
+        case let error as PSQLError:
+            if let info = error.serverInfo {
+                self.init(sqlState: info[.sqlState], message: info[.message], constraint: info[.constraintName])
+                return
+            }
+            switch error.code {
+            case .serverClosedConnection, .clientClosedConnection, .uncleanShutdown:
+                self.init(reason: "the connection to the server was closed", connectionLost: true)
+            case .connectionError:
+                // NIO's reason (connection refused, host not found) names an address and errno, nothing secret.
+                self.init(reason: "the server cannot be reached" + (error.underlying.map { " (\($0))" } ?? ""), connectionLost: true)
+            case .authMechanismRequiresPassword:
+                self.init(reason: "the server asks for a password and none was given (URL, PGPASSWORD or ~/.pgpass)")
+            case .sslUnsupported:
+                self.init(reason: "the server does not offer TLS")
+            default:
+                self.init(reason: "postgres-nio error \(error.code)")
+            }
+        case let error as PostgresError:
+            switch error {
+            case .server(let answer):
+                self.init(sqlState: answer.fields[.sqlState], message: answer.fields[.message], constraint: answer.fields[.constraintName])
+            case .connectionClosed:
+                self.init(reason: "the connection to the server was closed", connectionLost: true)
+            case .protocol("Unexpected connection close"):  // what PSQLError's uncleanShutdown becomes
+                self.init(reason: "the connection to the server was closed", connectionLost: true)
+            case .protocol(let text):
+                self.init(reason: "postgres-nio: \(text)")
+            }
+        default:
+            return nil
+        }
+    }
+
+    private init(reason: String, connectionLost: Bool = false) {
+        self.reason = reason
+        self.connectionLost = connectionLost
+    }
+
+    private init(sqlState: String?, message: String?, constraint: String?) {
+        self.sqlState = sqlState
+        self.message = message
+        self.constraint = constraint
+        connectionLost = sqlState.map { $0.hasPrefix("08") || $0.hasPrefix("57P") } ?? false
     }
 }

@@ -30,11 +30,12 @@ extension PostgresDiaryStore {
                 ORDER BY position
                 """, [diaryIDs, batch.map(\.title), batch.map(\.body), created])
             // Each diary's count of this batch and its newest time (every seeded entry is
-            // public), added to its row of diary_activity in one statement, as a post's are.
+            // public), added to its row of diary_activity in one statement, as a post's are, in
+            // the order of their ids (as an import locks them), so that two batches never deadlock.
             try session.execute("""
                 INSERT INTO diary_activity AS a (diary_id, slot, entry_count, public_count, updated, public_updated)
                 SELECT diary_id, $3, count(*)::integer, count(*)::integer, max(created), max(created)
-                FROM unnest($1::bigint[], $2::timestamptz[]) AS s (diary_id, created) GROUP BY diary_id
+                FROM unnest($1::bigint[], $2::timestamptz[]) AS s (diary_id, created) GROUP BY diary_id ORDER BY diary_id
                 ON CONFLICT (diary_id, slot) DO UPDATE SET \(Self.addActivity)
                 """, [diaryIDs, created, session.slot])
             return batch.count

@@ -110,10 +110,14 @@ public final class PostgresDiaryStore: DiaryStore {
     /// What `dataVersion()` reads (before every kept answer a server serves).
     static let dataVersionSQL = PreparedSQL("SELECT sum(version)::bigint FROM data_version")
 
-    /// What every write does before its COMMIT (see `write`): $1 the session's slot. The
+    /// What every write does before its COMMIT (see `write`): $1 the session's slot. Only when
+    /// the transaction wrote something (it has an id then): a post that found no diary writes
+    /// nothing, and a refused write must not empty every server's cache. Last, after every
+    /// other lock of the transaction (a statement's foreign-key checks included), so that the
+    /// row is held only from here to COMMIT and writers take locks in one order. The
     /// transaction's id and the server's start answer whether it was kept if COMMIT's answer is lost.
     static let moveDataVersionSQL = PreparedSQL("""
-        UPDATE data_version SET version = version + 1 WHERE slot = $1::smallint
+        UPDATE data_version SET version = version + 1 WHERE slot = $1::smallint AND txid_current_if_assigned() IS NOT NULL
         RETURNING txid_current(), pg_postmaster_start_time()
         """)
 
@@ -179,9 +183,8 @@ extension PostgresDiaryStore {
 
 extension PostgresDiaryStore {
     /// Runs `updates` in a READ COMMITTED transaction that adds one to a `data_version` row
-    /// before it commits (`moveDataVersionSQL`, or a statement of `updates` that does it itself:
-    /// `SQLSession.movedDataVersion(by:)`); it returns once the commit is acknowledged. What
-    /// `updates` sends without waiting is waited for with COMMIT. Any error rolls back
+    /// before it commits, if it wrote anything (`moveDataVersionSQL`); it returns once the
+    /// commit is acknowledged. What `updates` sends without waiting is waited for with COMMIT. Any error rolls back
     /// everything and is thrown as a `StoreError` about `subject`. A transaction the server
     /// chose as a deadlock's victim is run again (nothing of it was kept).
     ///
@@ -201,16 +204,15 @@ extension PostgresDiaryStore {
                 let result = try withSession { session in
                     try Self.inTransaction(session, begin: "BEGIN") {
                         let result = try updates(session)
-                        // Sent with COMMIT, waited for before it (see inTransaction), unless a
-                        // statement of the body moved it already.
-                        version = try session.sent.versionMove ?? session.send(Self.moveDataVersionSQL, [session.slot])
+                        // Sent with COMMIT, waited for before it (see inTransaction).
+                        version = try session.send(Self.moveDataVersionSQL, [session.slot])
                         outcome = result
                         return result
                     }
                 }
                 Self.waitOutLease()
                 return result
-            } catch let error as PSQLError where Self.isRetryable(error) && attempt <= Self.deadlockRetries {
+            } catch where Self.isRetryable(error) && attempt <= Self.deadlockRetries {
                 continue
             } catch let error as CommitOutcomeUnknown {
                 let transaction = try? version?.rows?.first?.decode((Int64, Date).self)
@@ -313,7 +315,7 @@ extension PostgresDiaryStore {
                     reused = !isNew
                     return try body(SQLSession(pooled, logger: Self.logger, timeout: pool.timeout))
                 }
-            } catch let error as PSQLError where reused && Self.isConnectionLost(error) && attempts <= pool.maximumCount {
+            } catch where reused && Self.isConnectionLost(error) && attempts <= pool.maximumCount {
                 continue
             }
         }
@@ -359,7 +361,7 @@ extension PostgresDiaryStore {
         }
         do {
             try session.wait(commit)
-        } catch let error as PSQLError where isConnectionLost(error) {
+        } catch where isConnectionLost(error) {
             throw CommitOutcomeUnknown()
         } catch is SQLSession.NoAnswer {
             throw CommitOutcomeUnknown()
@@ -368,11 +370,8 @@ extension PostgresDiaryStore {
     }
 
     /// The connection broke below SQL: closed by the server or the network, not an error of a statement.
-    static func isConnectionLost(_ error: PSQLError) -> Bool {
-        switch error.code {
-        case .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .connectionError: true
-        default: error.serverInfo?[.sqlState].map { $0.hasPrefix("08") || $0.hasPrefix("57P") } ?? false
-        }
+    static func isConnectionLost(_ error: any Error) -> Bool {
+        PostgresFailure(error)?.connectionLost ?? false
     }
 
     /// The connection was lost while COMMIT was under way: the server may have kept the write or not.
@@ -381,8 +380,8 @@ extension PostgresDiaryStore {
     }
 
     /// A deadlock victim or a serialization failure: the transaction did nothing and may be run again.
-    static func isRetryable(_ error: PSQLError) -> Bool {
-        guard let state = error.serverInfo?[.sqlState] else { return false }
+    static func isRetryable(_ error: any Error) -> Bool {
+        guard let state = PostgresFailure(error)?.sqlState else { return false }
         return state == "40P01" || state == "40001"
     }
 

@@ -57,17 +57,6 @@ struct SQLSession {
 
     final class Sent: @unchecked Sendable {
         fileprivate var answers: [Answer] = []
-        /// The statement of this transaction that moved the data version itself, if one did.
-        fileprivate(set) var versionMove: Answer?
-    }
-
-    /// Records that `answer`'s statement moved the data version, as `PostgresDiaryStore.write`
-    /// would after the body: its first two columns are `txid_current()` and
-    /// `pg_postmaster_start_time()`, and it took its `data_version` row after every other row
-    /// lock it took (the order every write takes them in). Nil: it did not after all (it wrote
-    /// nothing), and `write` moves it if the transaction writes something else.
-    func movedDataVersion(by answer: Answer?) {
-        sent.versionMove = answer
     }
 
     /// Sends one statement without waiting for its answer: the next statement waited for (or
@@ -92,21 +81,25 @@ struct SQLSession {
     /// first one's error, in the order they were sent.
     ///
     /// One connection answers in order, so the caller blocks once, for `answer` (or the last
-    /// sent), and wakes once for all: BEGIN, a write's statement and COMMIT cost one wake-up of
-    /// the worker, not one each. When that one is not answered in time, its connection is
-    /// closed, and those answered before it still tell what happened.
+    /// sent), and wakes once for all: BEGIN, a write's statements and COMMIT cost one wake-up of
+    /// the worker, not one each. That wait lasts up to `timeout` for all of them, so that a
+    /// silent server costs a request `timeout` at most however many statements it sent (a lock
+    /// wait near the lock timeout in one of them may end as `NoAnswer` then: a 503 either way).
+    /// When it runs out, the connection is closed (so those still pending fail as closed), and
+    /// the caller gets `NoAnswer`, unless one answered before failed on its own: then its error.
     func waitForSent(before answer: Answer? = nil) throws {
         let pending = sent.answers.prefix { $0 !== answer }
         guard let last = answer ?? pending.last else { return }
         settle(last)
-        var closed = false
-        if case .failure(_ as NoAnswer)? = last.result { closed = true }
+        var silence: NoAnswer?
+        if case .failure(let error as NoAnswer)? = last.result { silence = error }
         while let first = sent.answers.first, first !== answer {
             sent.answers.removeFirst()
-            settle(first, timeout: closed ? 0.01 : timeout)
+            settle(first, timeout: silence == nil ? timeout : 0.01)
             if case .failure(let error)? = first.result {
                 // The rest ran in a failed transaction (or not at all): only this error says why.
                 sent.answers.removeFirst(sent.answers.prefix { $0 !== answer }.count)
+                if let silence, error is NoAnswer || PostgresDiaryStore.isConnectionLost(error) { throw silence }
                 throw error
             }
         }

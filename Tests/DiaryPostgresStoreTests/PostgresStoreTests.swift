@@ -158,6 +158,7 @@ struct PostgresStoreTests {
 
     /// A write that waits for another transaction's lock longer than the lock timeout fails
     /// as `.unavailable` and changes nothing, as SQLite's busy timeout; the worker is free again.
+    /// (The same whether the statement that waits is prepared or not.)
     @Test func aWriteBlockedPastTheLockTimeoutIsUnavailable() throws {
         try withDatabase { url in
             let store = try PostgresDiaryStore(url: url, lockTimeout: 0.2)
@@ -175,6 +176,20 @@ struct PostgresStoreTests {
                 try session.execute("ROLLBACK")
             }
             #expect(try store.entry(id: entry.id) == entry)
+            #expect(try store.dataVersion() == version)
+            // The same through a prepared statement (the data version's UPDATE, the last of every
+            // write), whose errors postgres-nio converts to another type: the same answer.
+            try PostgresDiaryStore.withAdminConnection(url, subject: "holding the data version") { session in
+                try session.execute("BEGIN")
+                try session.execute("SELECT 1 FROM data_version FOR UPDATE")
+                let error = expectStoreError(.unavailable, .operation("new entry of user \(alice.id)")) {
+                    try store.createEntry(userID: alice.id, diaryID: nil, title: "c", body: "")
+                }
+                #expect(error?.detail.hasPrefix("another transaction held a lock longer than the lock timeout (PostgreSQL 55P03") == true,
+                        "\(String(describing: error))")
+                try session.execute("ROLLBACK")
+            }
+            #expect(try store.entries(diaryID: nil, page: newestFirstPage).total == 1)
             #expect(try store.dataVersion() == version)
             #expect(try store.updateEntry(id: entry.id, userID: alice.id, changes: EntryChanges(title: "b")).title == "b")
         }
