@@ -65,11 +65,13 @@ extension PostgresDiaryStore {
                 return Created(entry, replayed: true)
             }
             let created = created.map(Self.wholeSeconds) ?? now
-            var inserted = try Self.insertedEntry(Self.insertEntry(
+            let inserted: InsertedEntry
+            if let written = try Self.insertedEntry(Self.insertEntry(
                 session, userID: userID, diaryID: diaryID, title: title, body: body, tags: tags, created: created,
                 visibility: visibility, now: now
-            ), waitingOn: session)
-            if inserted == nil {
+            ), waitingOn: session) {
+                inserted = written
+            } else {
                 // Not the user's diary, no such diary, or the user has none yet: which, and the
                 // first diary made (rare: one more round trip or two).
                 let found = try Self.diaryForNewEntry(session, userID: userID, diaryID: diaryID, now: now)
@@ -83,7 +85,7 @@ extension PostgresDiaryStore {
                 try Self.setTags(session, entryID: id, tags: tags, replacing: false)
                 inserted = InsertedEntry(id: id, diaryID: found.id, author: found.author, visibility: chosen)
             }
-            let new = entry(inserted!, created: created, now: now)
+            let new = entry(inserted, created: created, now: now)
             if let idempotency {
                 try Self.record(idempotency, userID: userID, resource: .entry, id: new.id, session, now: now)
             }
