@@ -182,9 +182,9 @@ extension PostgresDiaryStore {
     /// `visibility` or the diary's default. When there is no such diary of the user's, nothing
     /// is written (and `write` leaves the data version alone: see `moveDataVersionSQL`).
     ///
-    /// Sent with BEGIN, the data version's UPDATE and COMMIT, the post waits on the network
-    /// once (and once for its token), and no lock it takes is held while this process wakes up
-    /// to send the next statement.
+    /// Sent with BEGIN, the data version's UPDATE and COMMIT, the post's worker thread waits
+    /// once (and once for the token), and no lock the post takes is held while that thread
+    /// wakes up to send the next statement (postgres-nio's event loop sends them in turn).
     static func insertEntry(
         _ session: SQLSession, userID: Int64, diaryID: Int64?, title: String, body: String, tags: [String], created: Date,
         visibility: Visibility?, now: Date
