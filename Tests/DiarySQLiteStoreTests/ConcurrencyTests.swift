@@ -10,49 +10,50 @@ import Testing
     /// would: one store's writes queue in GRDB, the two stores' wait on each other's lock
     /// through the busy timeout. Not one may fail.
     @Test func concurrentWritersAllSucceed() throws {
-        let directory = try TemporaryDirectory()
-        let stores = [
-            try SQLiteDiaryStore(path: directory.databasePath),
-            try SQLiteDiaryStore(path: directory.databasePath),
-        ]
-        let threads = 8, perThread = 50
-        var users: [User] = []
-        for i in 0..<threads {
-            users.append(try stores[0].createUser(name: "writer\(i)", tokenHash: newTokenHash()))
-        }
+        try withTemporaryDirectory { directory in
+            let stores = [
+                try SQLiteDiaryStore(path: directory.databasePath),
+                try SQLiteDiaryStore(path: directory.databasePath),
+            ]
+            let threads = 8, perThread = 50
+            var users: [User] = []
+            for i in 0..<threads {
+                users.append(try stores[0].createUser(name: "writer\(i)", tokenHash: newTokenHash()))
+            }
 
-        let results = Results()
-        let group = DispatchGroup()
-        for i in 0..<threads {
-            group.enter()
-            let store = stores[i % 2], user = users[i]
-            let thread = Thread {
-                defer { group.leave() }
-                for n in 0..<perThread {
-                    do throws(StoreError) {
-                        let entry = try store.createEntry(userID: user.id, diaryID: nil, title: "\(i)-\(n)", body: "")
-                        results.add(entry.id)
-                        // Reads run between the writes, on the other store too.
-                        _ = try stores[(i + 1) % 2].entries(diaryID: nil, page: PageRequest(page: 1, perPage: 5))
-                    } catch {
-                        results.fail(error)
+            let results = Results()
+            let group = DispatchGroup()
+            for i in 0..<threads {
+                group.enter()
+                let store = stores[i % 2], user = users[i]
+                let thread = Thread {
+                    defer { group.leave() }
+                    for n in 0..<perThread {
+                        do throws(StoreError) {
+                            let entry = try store.createEntry(userID: user.id, diaryID: nil, title: "\(i)-\(n)", body: "")
+                            results.add(entry.id)
+                            // Reads run between the writes, on the other store too.
+                            _ = try stores[(i + 1) % 2].entries(diaryID: nil, page: PageRequest(page: 1, perPage: 5))
+                        } catch {
+                            results.fail(error)
+                        }
                     }
                 }
+                thread.start()
             }
-            thread.start()
-        }
-        #expect(group.wait(timeout: .now() + 120) == .success)
+            #expect(group.wait(timeout: .now() + 120) == .success)
 
-        #expect(results.errors.count == 0, "first errors: \(results.errors.prefix(3))")
-        #expect(results.ids.count == threads * perThread)
-        #expect(Set(results.ids).count == threads * perThread)
-        let all = try stores[1].entries(diaryID: nil, page: PageRequest(page: 1, perPage: 1))
-        #expect(all.total == threads * perThread)
-        for diary in try stores[0].diaries() {
-            #expect(diary.entryCount == perThread)
+            #expect(results.errors.count == 0, "first errors: \(results.errors.prefix(3))")
+            #expect(results.ids.count == threads * perThread)
+            #expect(Set(results.ids).count == threads * perThread)
+            let all = try stores[1].entries(diaryID: nil, page: PageRequest(page: 1, perPage: 1))
+            #expect(all.total == threads * perThread)
+            for diary in try stores[0].diaries() {
+                #expect(diary.entryCount == perThread)
+            }
+            #expect(try stores[0].integrityCheck() == "ok")
+            for store in stores { try store.close() }
         }
-        #expect(try stores[0].integrityCheck() == "ok")
-        for store in stores { try store.close() }
     }
 }
 

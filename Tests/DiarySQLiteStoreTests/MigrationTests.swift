@@ -12,46 +12,47 @@ import Testing
     /// entry and diary is public, the counts and times others see are the ones it had, and
     /// search and new writes work on it.
     @Test func aVersion1DatabaseBecomesPublicAndKeepsItsCountsAndTimes() throws {
-        let directory = try TemporaryDirectory()
-        do {
-            try SQLiteDiaryStore.createParentDirectory(of: directory.databasePath)
-            let queue = try DatabaseQueue(path: directory.databasePath)
-            try SQLiteDiaryStore.migrator.migrate(queue, upTo: "v1")
-            try queue.write { db in
-                let hash = String(repeating: "a", count: 64)
-                try db.execute(sql: "INSERT INTO users (name, token_hash, created) VALUES ('alice', ?, '2026-01-01T00:00:00Z')", arguments: [hash])
-                try db.execute(sql: """
-                    INSERT INTO diaries (user_id, title, created, updated) VALUES (1, 'Old', '2026-01-01T00:00:00Z', '2026-03-01T00:00:00Z')
-                    """)
-                for (n, created) in ["2026-01-02T00:00:00Z", "2026-02-01T00:00:00Z", "2026-03-01T00:00:00Z"].enumerated() {
-                    try db.execute(
-                        sql: "INSERT INTO entries (diary_id, title, body, created, updated) VALUES (1, ?, '京都で紅葉を見た', ?, ?)",
-                        arguments: ["entry \(n)", created, created]
-                    )
+        try withTemporaryDirectory { directory in
+            do {
+                try SQLiteDiaryStore.createParentDirectory(of: directory.databasePath)
+                let queue = try DatabaseQueue(path: directory.databasePath)
+                try SQLiteDiaryStore.migrator.migrate(queue, upTo: "v1")
+                try queue.write { db in
+                    let hash = String(repeating: "a", count: 64)
+                    try db.execute(sql: "INSERT INTO users (name, token_hash, created) VALUES ('alice', ?, '2026-01-01T00:00:00Z')", arguments: [hash])
+                    try db.execute(sql: """
+                        INSERT INTO diaries (user_id, title, created, updated) VALUES (1, 'Old', '2026-01-01T00:00:00Z', '2026-03-01T00:00:00Z')
+                        """)
+                    for (n, created) in ["2026-01-02T00:00:00Z", "2026-02-01T00:00:00Z", "2026-03-01T00:00:00Z"].enumerated() {
+                        try db.execute(
+                            sql: "INSERT INTO entries (diary_id, title, body, created, updated) VALUES (1, ?, '京都で紅葉を見た', ?, ?)",
+                            arguments: ["entry \(n)", created, created]
+                        )
+                    }
+                    try db.execute(sql: "INSERT INTO entry_tags (entry_id, tag) VALUES (1, 'travel')")
                 }
-                try db.execute(sql: "INSERT INTO entry_tags (entry_id, tag) VALUES (1, 'travel')")
+                try queue.close()
             }
-            try queue.close()
-        }
-        let clock = TestClock()
-        let store = try SQLiteDiaryStore(path: directory.databasePath, clock: { clock.now })
-        let diary = try #require(try store.diary(id: 1))
-        #expect(diary.entryCount == 3 && diary.defaultVisibility == .public)
-        #expect(diary.updated == RFC3339.date(from: "2026-03-01T00:00:00Z"))
-        #expect(try store.lastModified(diaryID: nil) == RFC3339.date(from: "2026-03-01T00:00:00Z"))
-        let page = try store.entries(diaryID: nil, page: PageRequest())
-        #expect(page.entries.map(\.title) == ["entry 2", "entry 1", "entry 0"] && page.total == 3)
-        #expect(page.entries.allSatisfy { $0.visibility == .public })
-        #expect(try store.entries(EntryQuery(filter: EntryFilter(query: "紅葉"))).page.total == 3)
-        #expect(try store.tags() == [TagCount(name: "travel", count: 1)])
+            let clock = TestClock()
+            let store = try SQLiteDiaryStore(path: directory.databasePath, clock: { clock.now })
+            let diary = try #require(try store.diary(id: 1))
+            #expect(diary.entryCount == 3 && diary.defaultVisibility == .public)
+            #expect(diary.updated == RFC3339.date(from: "2026-03-01T00:00:00Z"))
+            #expect(try store.lastModified(diaryID: nil) == RFC3339.date(from: "2026-03-01T00:00:00Z"))
+            let page = try store.entries(diaryID: nil, page: PageRequest())
+            #expect(page.entries.map(\.title) == ["entry 2", "entry 1", "entry 0"] && page.total == 3)
+            #expect(page.entries.allSatisfy { $0.visibility == .public })
+            #expect(try store.entries(EntryQuery(filter: EntryFilter(query: "紅葉"))).page.total == 3)
+            #expect(try store.tags() == [TagCount(name: "travel", count: 1)])
 
-        // Written after the migration: a private entry counts for its owner only.
-        _ = try store.createEntry(userID: 1, diaryID: 1, title: "new", body: "紅葉", visibility: .private)
-        #expect(try store.diary(id: 1)?.entryCount == 3)
-        #expect(try store.diary(id: 1, viewerID: 1)?.entryCount == 4)
-        #expect(try store.entries(EntryQuery(filter: EntryFilter(query: "紅葉"))).page.total == 3)
-        #expect(try store.entries(EntryQuery(filter: EntryFilter(query: "紅葉"), viewerID: 1)).page.total == 4)
-        #expect(try store.integrityCheck() == "ok")
-        try store.close()
+            // Written after the migration: a private entry counts for its owner only.
+            _ = try store.createEntry(userID: 1, diaryID: 1, title: "new", body: "紅葉", visibility: .private)
+            #expect(try store.diary(id: 1)?.entryCount == 3)
+            #expect(try store.diary(id: 1, viewerID: 1)?.entryCount == 4)
+            #expect(try store.entries(EntryQuery(filter: EntryFilter(query: "紅葉"))).page.total == 3)
+            #expect(try store.entries(EntryQuery(filter: EntryFilter(query: "紅葉"), viewerID: 1)).page.total == 4)
+            #expect(try store.integrityCheck() == "ok")
+            try store.close()
+        }
     }
 }

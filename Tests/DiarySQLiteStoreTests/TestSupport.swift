@@ -8,9 +8,10 @@ import Testing
 
 /// Runs `body` with a store on a new database file that is deleted afterwards.
 func withStore(clock: TestClock = TestClock(), _ body: (SQLiteDiaryStore, TestClock) throws -> Void) throws {
-    let directory = try TemporaryDirectory()
-    let store = try SQLiteDiaryStore(path: directory.databasePath, clock: { clock.now })
-    try body(store, clock)
-    #expect(try store.integrityCheck() == "ok")
-    try store.close()
+    try withTemporaryDirectory { directory in
+        let store = try SQLiteDiaryStore(path: directory.databasePath, clock: { clock.now })
+        try body(store, clock)
+        #expect(try store.integrityCheck() == "ok")
+        try store.close()
+    }
 }

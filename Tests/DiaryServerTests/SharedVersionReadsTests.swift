@@ -41,20 +41,36 @@ import Testing
         var all: [Int64?] { values.withLock { $0 } }
     }
 
+    /// Runs `body` on a thread of its own, in `group`. Every caller here blocks, and GCD's
+    /// global queue adds threads slowly when its threads block: callers queued behind the
+    /// others took seconds to start, and once past the 10 s deadline (1 run in 8).
+    func spawn(_ group: DispatchGroup, _ body: @escaping @Sendable () -> Void) {
+        group.enter()
+        Thread {
+            body()
+            group.leave()
+        }.start()
+    }
+
+    /// Waits (up to 10 s) until `count` callers wait on `reads`: a condition, not a sleep.
+    func waitUntil(_ reads: SharedVersionReads, hasWaiting count: Int, _ comment: Comment) throws {
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while reads.waiting < count {
+            try #require(Date() < deadline, comment)
+            Thread.sleep(forTimeInterval: 0.001)
+        }
+    }
+
     @Test func aCallDuringAReadWaitsForTheNextRead() throws {
         let source = GatedVersion()
         let reads = SharedVersionReads { source.read() }
         let first = Answers(), second = Answers()
         let done = DispatchGroup()
-        DispatchQueue.global().async(group: done) { first.append(reads.version()) }
+        spawn(done) { first.append(reads.version()) }
         #expect(source.startedSignal.wait(timeout: .now() + 10) == .success, "read 1 started")
         // Read 1 is under way: a caller arriving now must not be answered by it.
-        DispatchQueue.global().async(group: done) { second.append(reads.version()) }
-        let deadline = Date(timeIntervalSinceNow: 10)
-        while reads.waiting < 1 {
-            try #require(Date() < deadline, "the second caller waits while read 1 is under way")
-            Thread.sleep(forTimeInterval: 0.001)
-        }
+        spawn(done) { second.append(reads.version()) }
+        try waitUntil(reads, hasWaiting: 1, "the second caller waits while read 1 is under way")
         source.gate(1).signal()
         #expect(source.startedSignal.wait(timeout: .now() + 10) == .success, "read 2 started for the second caller")
         source.gate(2).signal()
@@ -68,23 +84,19 @@ import Testing
         let reads = SharedVersionReads { source.read() }
         let answers = Answers()
         let done = DispatchGroup()
-        DispatchQueue.global().async(group: done) { answers.append(reads.version()) }
+        spawn(done) { answers.append(reads.version()) }
         #expect(source.startedSignal.wait(timeout: .now() + 10) == .success)
         // Eight callers arrive while read 1 is under way; they all wait for read 2.
         let arrived = DispatchSemaphore(value: 0)
         for _ in 0..<8 {
-            DispatchQueue.global().async(group: done) {
+            spawn(done) {
                 arrived.signal()
                 answers.append(reads.version())
             }
         }
         for _ in 0..<8 { #expect(arrived.wait(timeout: .now() + 10) == .success) }
         // Each caller signalled just before it asked; let it reach its wait before read 1 ends.
-        let deadline = Date(timeIntervalSinceNow: 10)
-        while reads.waiting < 8 {
-            try #require(Date() < deadline, "8 callers wait for the next read")
-            Thread.sleep(forTimeInterval: 0.001)
-        }
+        try waitUntil(reads, hasWaiting: 8, "8 callers wait for the next read")
         source.gate(1).signal()
         #expect(source.startedSignal.wait(timeout: .now() + 10) == .success)
         source.gate(2).signal()
@@ -100,15 +112,11 @@ import Testing
         let leased = SharedVersionReads(lease: .seconds(3600)) { source.read() }
         let done = DispatchGroup()
         let answers = Answers()
-        DispatchQueue.global().async(group: done) { answers.append(leased.version()) }
+        spawn(done) { answers.append(leased.version()) }
         #expect(source.startedSignal.wait(timeout: .now() + 10) == .success)
         // A caller arriving while read 1 is under way, within its lease, waits for its answer.
-        DispatchQueue.global().async(group: done) { answers.append(leased.version()) }
-        let deadline = Date(timeIntervalSinceNow: 10)
-        while leased.waiting < 1 {
-            try #require(Date() < deadline, "the second caller waits for read 1")
-            Thread.sleep(forTimeInterval: 0.001)
-        }
+        spawn(done) { answers.append(leased.version()) }
+        try waitUntil(leased, hasWaiting: 1, "the second caller waits for read 1")
         source.gate(1).signal()
         #expect(done.wait(timeout: .now() + 10) == .success)
         // And one arriving after it ended is answered at once, by the same read.

@@ -22,21 +22,28 @@ public final class TestClock: @unchecked Sendable {
     }
 }
 
-/// A directory of its own under the system's temporary directory, removed when the test ends.
-public struct TemporaryDirectory: ~Copyable {
+/// A directory of its own under the system's temporary directory. Made only by
+/// `withTemporaryDirectory`, which removes it when its body returns.
+///
+/// It used to be a `~Copyable` value that removed itself in `deinit`. Swift may end such a
+/// value's life after its last use, not at the end of its scope: in a test whose last use was
+/// `SQLiteDiaryStore(path: directory.databasePath)`, the folder could be deleted while the store
+/// still wrote to it, and the next write failed with SQLite's disk I/O error (1802), once in a
+/// while, when the optimiser or the schedule put the deinit early. A scope says when it ends.
+public struct TemporaryDirectory: Sendable {
     public let url: URL
-
-    public init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("DiaryStoreTests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
 
     /// The database path inside, in a subdirectory the store has to create.
     public var databasePath: String { url.appendingPathComponent("db/diary.sqlite3").path }
+}
 
-    deinit {
-        try? FileManager.default.removeItem(at: url)
-    }
+/// Runs `body` with a new temporary directory, and removes the directory when `body` returns
+/// or throws: whatever `body` opened in it is used inside the scope.
+public func withTemporaryDirectory<T>(_ body: (TemporaryDirectory) throws -> T) throws -> T {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("DiaryStoreTests-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: url) }
+    return try body(TemporaryDirectory(url: url))
 }
 
 public func newTokenHash() -> TokenHash {
