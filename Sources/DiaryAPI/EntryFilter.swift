@@ -161,15 +161,18 @@ extension EndpointRequest {
         if let since = filter.since, let until = filter.until, since > until {
             throw ParameterError(name: "since", message: "must not be after until")
         }
+        // Each tag is one more condition in the query; past SQLite's expression depth that was
+        // a 503, and no entry can match more tags than it may hold. Counted as sent, duplicates
+        // included, as the contract's bound on an entry's `tags` is.
+        var sent = 0
         for item in query where item.name == "tag" {
+            sent += 1
+            guard sent <= TagRules.maxPerEntry else {
+                throw ParameterError(name: "tag", message: "must be given at most \(TagRules.maxPerEntry) times, as many tags as an entry holds")
+            }
             switch TagRules.tag(item.value, field: "tag") {
             case .success(let tag): if !filter.tags.contains(tag) { filter.tags.append(tag) }
             case .failure(let error): throw ParameterError(name: "tag", message: error.message)
-            }
-            // Each tag is one more condition in the query; past SQLite's expression depth that
-            // was a 503, and no entry can match more tags than it may hold.
-            guard filter.tags.count <= TagRules.maxPerEntry else {
-                throw ParameterError(name: "tag", message: "must name at most \(TagRules.maxPerEntry) different tags, as many as an entry holds")
             }
         }
         if let cursor = queryValue("cursor") {

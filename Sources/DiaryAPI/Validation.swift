@@ -83,17 +83,20 @@ public enum TagRules {
         return .success(tag)
     }
 
-    /// A list of tags normalised, without duplicates, sorted; at most `maxPerEntry`.
+    /// A list of tags normalised, without duplicates, sorted. At most `maxPerEntry` may be
+    /// *sent*, duplicates included: the contract's `maxItems` bounds the array as sent, and a
+    /// rule that counted after dropping duplicates accepted 21 copies of one tag that the
+    /// schema refuses.
     public static func tags(_ raw: [String], field: String = "tags") -> Result<[String], FieldError> {
+        guard raw.count <= maxPerEntry else {
+            return .failure(FieldError(field: field, message: "must hold at most \(maxPerEntry) tags (it has \(raw.count))"))
+        }
         var tags = Set<String>()
         for text in raw {
             switch tag(text, field: field) {
             case .success(let tag): tags.insert(tag)
             case .failure(let error): return .failure(error)
             }
-        }
-        guard tags.count <= maxPerEntry else {
-            return .failure(FieldError(field: field, message: "must hold at most \(maxPerEntry) tags (it has \(tags.count))"))
         }
         return .success(tags.sorted())
     }

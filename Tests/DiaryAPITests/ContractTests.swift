@@ -117,6 +117,8 @@ import Testing
         #expect((try? TagRules.tags(["  "]).get()) == nil)
         #expect((try? TagRules.tags([String(repeating: "é", count: 41)]).get()) == nil)
         #expect((try? TagRules.tags((1...21).map { "t\($0)" }).get()) == nil)
+        #expect((try? TagRules.tags(Array(repeating: "t", count: 21)).get()) == nil)
+        #expect(try TagRules.tags(Array(repeating: "T", count: 20)).get() == ["t"])
     }
 
     @Test func plainDatesCoverTheWholeDay() {
