@@ -26,80 +26,102 @@ def case_crash():
     rng = random.Random(OPTS.seed)
     database = new_database("crash")
     tokens = [add_user(database, f"writer{i}") for i in range(4)]
-    sent, acked = {}, {}
-    lock = threading.Lock()
+    writes = Writes()
     all_ok, details = True, []
     for round_number in range(1, CFG["crash_rounds"] + 1):
-        server = Server(database).start()
-        stop = threading.Event()
-        acked_before = len(acked)
-
-        def writer(index):
-            client = Client(server.port, tokens[index % len(tokens)], record=False)
-            local = random.Random(rng.random())
-            for n in range(100_000):
-                if stop.is_set():
-                    return
-                title = f"r{round_number} w{index} n{n} {local.choice(TITLE_MARKS)}"
-                body = text_sample(local, local.randint(0, 3000))
-                with lock:
-                    sent[title] = body
-                try:
-                    status, document = post_entry(client, title, body)
-                except (OSError, http.client.HTTPException):
-                    return  # the server was killed
-                if status == 201:
-                    with lock:
-                        acked[document["entry_id"]] = (title, body)
-
-        threads = start_threads(writer, 8)
-        # The kill comes after the round's time of writing (the behaviour under test) and after
-        # some writes were acknowledged, however slowly a loaded machine gets to them.
-        began = time.monotonic()
-        writing = CFG["crash_seconds"] * rng.uniform(0.6, 1.0)
-
-        def acknowledged():
-            with lock:
-                return len(acked) - acked_before >= CRASH_MIN_ACKED
-        waited = wait_until(acknowledged, 120)
-        time.sleep(max(0.0, began + writing - time.monotonic()))
-        server.signal(signal.SIGKILL)
-        killed_after = time.monotonic() - began
-        stop.set()
-        join_threads(threads, 30)
-        server.wait(10)
-
-        check = integrity(database)
-        stored = {r[0]: (r[1], r[2]) for r in db_rows(database, "SELECT entry_id, title, body FROM entries")}
-        lost = [i for i in acked if i not in stored]
-        changed = [i for i in acked if i in stored and stored[i] != acked[i]]
-        unknown = [i for i, (t, b) in stored.items() if sent.get(t) != b]
-        in_flight = len(stored) - len(acked)
-        server = Server(database).start()
-        client = Client(server.port, tokens[0])
-
-        def served_intact(entry_id):
-            document = client.json("GET", f"/api/entries/{entry_id}")[1] or {}
-            return (document.get("title"), document.get("body")) == acked[entry_id]
-
-        served = all(served_intact(i) for i in rng.sample(sorted(acked), min(200, len(acked))))
-        after_status, document = post_entry(client, f"after crash {round_number}", "ok")
-        health = client.request("GET", "/api/health")[0]
-        server.stop()
-        sent[f"after crash {round_number}"] = "ok"
-        if after_status == 201:
-            acked[document["entry_id"]] = (f"after crash {round_number}", "ok")
-        ok = (len(acked) > 0 and waited is not None and not lost and not changed and not unknown and check == "ok"
-              and served and after_status == 201 and health == 200)
-        all_ok &= ok
+        waited, killed_after = write_until_killed(database, tokens, rng, round_number, writes)
+        intact, detail = check_after_crash(database, tokens, rng, round_number, writes)
+        all_ok &= intact and waited is not None
         details.append(f"round {round_number}: killed after {killed_after:.1f} s"
                        + ("" if waited is not None else f" (not {CRASH_MIN_ACKED} writes acknowledged within 120 s)")
-                       + f", {len(acked)} acked, {len(lost)} lost, {len(changed)} changed, "
-                       f"{len(unknown)} never sent, {in_flight} unacked-but-committed, integrity {check}, "
-                       f"after restart: 200 sample intact {served}, POST {after_status}")
+                       + detail)
     row("crash: SIGKILL during 8 concurrent writers",
         "every 201 entry present with exact content; integrity_check ok; serves after restart",
         "; ".join(details), all_ok)
+
+
+class Writes:
+    """What the crash case's writers sent (body by title) and the server acknowledged ((title,
+    body) by entry id), over every round."""
+
+    def __init__(self):
+        self.sent, self.acked, self.lock = {}, {}, threading.Lock()
+
+
+def write_until_killed(database, tokens, rng, round_number, writes):
+    """8 writers on a new server, killed (SIGKILL) after the round's time of writing and
+    CRASH_MIN_ACKED acknowledged writes: (seconds waited for those or None, seconds until the kill)."""
+    sent, acked, lock = writes.sent, writes.acked, writes.lock
+    server = Server(database).start()
+    stop = threading.Event()
+    acked_before = len(acked)
+
+    def writer(index):
+        client = Client(server.port, tokens[index % len(tokens)], record=False)
+        local = random.Random(rng.random())
+        for n in range(100_000):
+            if stop.is_set():
+                return
+            title = f"r{round_number} w{index} n{n} {local.choice(TITLE_MARKS)}"
+            body = text_sample(local, local.randint(0, 3000))
+            with lock:
+                sent[title] = body
+            try:
+                status, document = post_entry(client, title, body)
+            except (OSError, http.client.HTTPException):
+                return  # the server was killed
+            if status == 201:
+                with lock:
+                    acked[document["entry_id"]] = (title, body)
+
+    threads = start_threads(writer, 8)
+    # The kill comes after the round's time of writing (the behaviour under test) and after
+    # some writes were acknowledged, however slowly a loaded machine gets to them.
+    began = time.monotonic()
+    writing = CFG["crash_seconds"] * rng.uniform(0.6, 1.0)
+
+    def acknowledged():
+        with lock:
+            return len(acked) - acked_before >= CRASH_MIN_ACKED
+    waited = wait_until(acknowledged, 120)
+    time.sleep(max(0.0, began + writing - time.monotonic()))
+    server.signal(signal.SIGKILL)
+    killed_after = time.monotonic() - began
+    stop.set()
+    join_threads(threads, 30)
+    server.wait(10)
+    return waited, killed_after
+
+
+def check_after_crash(database, tokens, rng, round_number, writes):
+    """The file after the kill, then a restarted server: (whether all is intact, the round's text
+    after its kill time)."""
+    sent, acked = writes.sent, writes.acked
+    check = integrity(database)
+    stored = {r[0]: (r[1], r[2]) for r in db_rows(database, "SELECT entry_id, title, body FROM entries")}
+    lost = [i for i in acked if i not in stored]
+    changed = [i for i in acked if i in stored and stored[i] != acked[i]]
+    unknown = [i for i, (t, b) in stored.items() if sent.get(t) != b]
+    in_flight = len(stored) - len(acked)
+    server = Server(database).start()
+    client = Client(server.port, tokens[0])
+
+    def served_intact(entry_id):
+        document = client.json("GET", f"/api/entries/{entry_id}")[1] or {}
+        return (document.get("title"), document.get("body")) == acked[entry_id]
+
+    served = all(served_intact(i) for i in rng.sample(sorted(acked), min(200, len(acked))))
+    after_status, document = post_entry(client, f"after crash {round_number}", "ok")
+    health = client.request("GET", "/api/health")[0]
+    server.stop()
+    sent[f"after crash {round_number}"] = "ok"
+    if after_status == 201:
+        acked[document["entry_id"]] = (f"after crash {round_number}", "ok")
+    ok = (len(acked) > 0 and not lost and not changed and not unknown and check == "ok"
+          and served and after_status == 201 and health == 200)
+    return ok, (f", {len(acked)} acked, {len(lost)} lost, {len(changed)} changed, "
+                f"{len(unknown)} never sent, {in_flight} unacked-but-committed, integrity {check}, "
+                f"after restart: 200 sample intact {served}, POST {after_status}")
 
 
 def read_interim(sock, seconds):

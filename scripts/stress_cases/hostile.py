@@ -73,7 +73,24 @@ class Hostile:
 
 
 def case_hostile():
+    """One server with two users, every check of hostile input against it in turn."""
     h = Hostile()
+    case_json(h)
+    case_encoding(h)
+    case_huge_bodies(h)
+    case_head_limits(h)
+    case_smuggling(h)
+    case_ids_and_pages(h)
+    case_search_parameters(h)
+    case_search_cost(h)
+    case_import(h)
+    case_injection(h)
+    case_tokens(h)
+    h.server.stop()
+
+
+def case_json(h):
+    """Malformed, truncated, deeply nested JSON and odd numbers: 400 problem."""
     post, bad = h.post, {400}
     h.check("JSON: malformed and truncated", "400 problem",
             [(label, post(b), bad, False) for label, b in [
@@ -93,6 +110,11 @@ def case_hostile():
              ["99999999999999999999999", "1e999", "-1e999", "1.5", '"1"', "9223372036854775808", "0x10", "NaN", "01", "+1"]]
             + [("1e3 (= 1000, no such diary)", post(b'{"title":"t","body":"b","diary_id":1e3}'), {400, 422}, False),
                ("title 1e400", post(b'{"title":1e400,"body":"b"}'), bad, False)])
+
+
+def case_encoding(h):
+    """NUL bytes (escaped, raw, in the head), invalid UTF-8 and broken titles."""
+    post, bad = h.post, {400}
     h.check("NUL bytes in JSON, path and query", "422 (escaped NUL) or 400 problem",
             [("\\u0000 in body", post(b'{"title":"t","body":"a\\u0000b"}'), {422}, False),
              ("\\u0000 in title", post(b'{"title":"a\\u0000","body":"b"}'), {422}, False),
@@ -119,13 +141,20 @@ def case_hostile():
             + [("line break", post(b'{"title":"a\\nb","body":""}'), {422}, False),
                ("blank", post(b'{"title":"   ","body":""}'), {422}, False),
                ("201 emoji", post(json.dumps({"title": "😀" * 201, "body": ""}).encode()), {422}, False)])
-    case_huge_bodies(h)
+
+
+def case_head_limits(h):
+    """A request line or header fields past libmicrohttpd's 32 KiB."""
     h.check("request line or headers over 32 KiB", "414 or 431 (libmicrohttpd's own page), the server serving",
             [("40 KB target", build("GET", "/api/entries?q=" + "x" * 40_000), {414, 431}, False),
              ("40 KB header", build("GET", "/api/health", headers=["X-Big: " + "x" * 40_000]), {431, 413}, False),
              ("2,000 headers", build("GET", "/api/health", headers=[f"X-{i}: y" for i in range(2000)]), {431, 413}, False)],
             problem=False)
-    case_smuggling(h)
+
+
+def case_ids_and_pages(h):
+    """Ids, page and per_page out of range or not numbers: 400 problem; a page far past the end: empty."""
+    bad = {400}
     ids = ["-1", "0", "99999999999999999999", "1.5", "1e3", "%00", "../", "%2e%2e%2f", "1%20OR%201=1", "0x1", "+1", "1;"]
     attempts = []
     for entry_id in ids:
@@ -143,12 +172,6 @@ def case_hostile():
     status, page = Client(h.port).json("GET", "/api/entries?page=1000000000000000&per_page=100")
     row("page far past the end (page=10^15, per_page=100)", "200, an empty page, no overflow",
         f"{status}, {len((page or {}).get('entries', [None]))} entries", status == 200 and page["entries"] == [])
-    case_search_parameters(h)
-    case_search_cost(h)
-    case_import(h)
-    case_injection(h)
-    case_tokens(h)
-    h.server.stop()
 
 
 def case_huge_bodies(h):

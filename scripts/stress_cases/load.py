@@ -165,26 +165,43 @@ def close_all(sockets):
         sock.close()
 
 
+# The attackers' addresses when they come from several: 8 of loopback's.
+SLOW_SOURCES = [f"127.0.0.{i}" for i in range(2, 10)]
+
+
+def prober(port):
+    """A probe of the server on `port`: GET /api/entries on a new connection each time (the hard
+    part when the server is full), its status. One slower than the bound fails the row by its
+    latency; the socket waits longer still."""
+    client = Client(port, timeout=bound("probe") + 5)
+
+    def probe():
+        client.close()
+        return client.request("GET", "/api/entries")[0]
+    return probe
+
+
+def latency_text(latencies):
+    if not latencies:
+        return "no answers"
+    ordered = sorted(latencies)
+    return f"p50 {ordered[len(ordered) // 2] * 1000:.1f} ms, max {ordered[-1] * 1000:.1f} ms"
+
+
 def case_slowloris():
     database = new_database("slowloris")
     add_user(database, "alice")
     server = Server(database).start()  # the defaults: timeout 30 s, 1024 connections, 256 per IP
-    # A probe slower than the bound fails the row by its latency; the socket waits longer still.
-    probe_client = Client(server.port, timeout=bound("probe") + 5)
+    probe = prober(server.port)
+    slowloris_from_many(server, probe)
+    slowloris_from_one(server, probe)
+    server.stop()
+    slowloris_idle_timeout(database)
 
-    def probe():
-        probe_client.close()  # a new connection each time: the hard part when the server is full
-        return probe_client.request("GET", "/api/entries")[0]
 
-    def latency_text(latencies):
-        if not latencies:
-            return "no answers"
-        ordered = sorted(latencies)
-        return f"p50 {ordered[len(ordered) // 2] * 1000:.1f} ms, max {ordered[-1] * 1000:.1f} ms"
-
+def slowloris_from_many(server, probe):
     # 1,000 from 8 addresses (125 each, under the per-IP limit): half idle, half dripping headers.
-    sources = [f"127.0.0.{i}" for i in range(2, 10)]
-    attackers, failed = open_many(server.port, 1000, sources, slow_every=2)
+    attackers, failed = open_many(server.port, 1000, SLOW_SOURCES, slow_every=2)
     latencies, failures = drip(attackers[::2], CFG["slowloris_seconds"], probe)
     still_open = len(attackers) - count_closed(attackers)
     close_all(attackers)
@@ -194,9 +211,11 @@ def case_slowloris():
         f"{len(latencies)} probes, failures {failures or 'none'}, {latency_text(latencies)}; "
         f"{still_open} attacker connections open at the end", ok)
 
+
+def slowloris_from_one(server, probe):
     # Before the next 1,000: the server has let go of these (else they would count against its
     # limit of 1024 connections in all).
-    released = wait_until(lambda: server_connections(server.port, sources) == 0, 60, 0.05)
+    released = wait_until(lambda: server_connections(server.port, SLOW_SOURCES) == 0, 60, 0.05)
     # 1,000 from one address: the per-IP limit (default 256) closes the rest at once.
     attackers, failed = open_many(server.port, 1000, ["127.0.0.10"], slow_every=2)
     over_limit = len(attackers) + failed - 256
@@ -217,12 +236,13 @@ def case_slowloris():
         + (f"{closed_after:.2f} s after the last connected" if closed_after is not None else "(not all within the deadline)")
         + ("" if released is not None else "; the first 1,000 were still held 60 s after they closed")
         + f"; {len(latencies)} probes, failures {failures or 'none'}, {latency_text(latencies)}", ok)
-    server.stop()
 
-    # The timeout frees idle connections (lowered to 2 s here; 30 s by default).
+
+def slowloris_idle_timeout(database):
+    """The timeout frees idle connections (lowered to 2 s here; 30 s by default)."""
     server = Server(database, ["--connection-timeout", "2"]).start()
-    probe_client = Client(server.port, timeout=bound("probe") + 5)
-    attackers, failed = open_many(server.port, 300, sources, slow_every=0)
+    probe = prober(server.port)
+    attackers, failed = open_many(server.port, 300, SLOW_SOURCES, slow_every=0)
     counted = {"closed": 0}
 
     def all_closed():
