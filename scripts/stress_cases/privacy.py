@@ -49,53 +49,84 @@ def case_privacy():
     database = new_database("privacy")
     alice, bob = add_user(database, "alice"), add_user(database, "bob")
     server = Server(database).start()
-    def post(client, title, **fields):
-        return client.json("POST", "/api/entries", {"title": title, "body": fields.pop("body", ""), **fields})
+    traffic = PrivacyTraffic(server.port, alice, bob, owner_entries(server.port, alice))
+    threads = start_threads(traffic.read, 12, *[lambda: traffic.write(0), lambda: traffic.write(1)])
+    join_threads(threads, CFG["privacy_seconds"] + 120)
+    code = server.stop()
+    leaks, misses, errors, counts = traffic.leaks, traffic.misses, traffic.errors, traffic.counts
+    row("privacy: readers with and without the owner's token through the cache, while the owner writes",
+        "no private or unlisted entry, nor no-store, in any answer to anyone else; the owner's answers always hold "
+        "their private entries (no-store); no errors",
+        f"{counts}; leaks {len(leaks)} {leaks[:2]}; owner answers without their entries {len(misses)} {misses[:2]}; "
+        f"errors {len(errors)} {errors[:2]}",
+        not leaks and not misses and not errors and code == 0 and counts["writes"] > 0 and min(counts["anonymous"], counts["bob"], counts["alice"]) > 0)
 
-    owner = Client(server.port, alice)
+
+def post(client, title, **fields):
+    return client.json("POST", "/api/entries", {"title": title, "body": fields.pop("body", ""), **fields})
+
+
+def owner_entries(port, alice):
+    """The owner's entries before the readers come: one private, one unlisted, 20 public; the
+    private one's id."""
+    owner = Client(port, alice)
     # Every private or unlisted title and body holds SECRET; public ones never do.
     fixed = post(owner, "SECRET fixed kyoto", body="SECRET", visibility="private")[1]["entry_id"]
     post(owner, "SECRET link kyoto", body="SECRET", visibility="unlisted")
     for n in range(20):
         post(owner, f"public {n} kyoto", body="autumn leaves", tags=["travel"])
     owner.close()
-    urls = ["/api/entries", "/api/entries?per_page=100", "/api/entries?q=kyoto&per_page=100", "/api/entries?q=SECRET+fixed",
-            "/api/entries?tag=travel&per_page=100", "/api/diaries", "/api/diaries/1", "/api/diaries/1/entries?per_page=100",
-            "/api/tags", "/api/export", f"/api/entries/{fixed}"]
-    deadline = time.monotonic() + CFG["privacy_seconds"]
-    leaks, misses, errors, counts = [], [], [], {"anonymous": 0, "bob": 0, "alice": 0, "writes": 0}
-    lock = threading.Lock()
+    return fixed
 
-    def read(index):
-        name, token = [("anonymous", None), ("bob", bob), ("alice", alice)][index % 3]
-        client, local, n = Client(server.port, token, record=False), random.Random(index), 0
-        while time.monotonic() < deadline or n == 0:
-            url = local.choice(urls)
+
+class PrivacyTraffic:
+    """Readers (anonymous, bob and alice, in turn by index) and the owner's writers, until the
+    case's deadline; what the readers saw that they should not have, or missed."""
+
+    def __init__(self, port, alice, bob, fixed):
+        self.port, self.alice, self.bob, self.fixed = port, alice, bob, fixed
+        self.urls = ["/api/entries", "/api/entries?per_page=100", "/api/entries?q=kyoto&per_page=100",
+                     "/api/entries?q=SECRET+fixed", "/api/entries?tag=travel&per_page=100", "/api/diaries",
+                     "/api/diaries/1", "/api/diaries/1/entries?per_page=100", "/api/tags", "/api/export",
+                     f"/api/entries/{fixed}"]
+        self.deadline = time.monotonic() + CFG["privacy_seconds"]
+        self.leaks, self.misses, self.errors = [], [], []
+        self.counts = {"anonymous": 0, "bob": 0, "alice": 0, "writes": 0}
+        self.lock = threading.Lock()
+
+    def read(self, index):
+        name, token = [("anonymous", None), ("bob", self.bob), ("alice", self.alice)][index % 3]
+        client, local, n = Client(self.port, token, record=False), random.Random(index), 0
+        while time.monotonic() < self.deadline or n == 0:
+            url = local.choice(self.urls)
             try:
                 status, headers, body = client.request("GET", url)
             except (OSError, http.client.HTTPException) as error:
-                with lock:
-                    errors.append(f"{name} {url}: {error}")
+                with self.lock:
+                    self.errors.append(f"{name} {url}: {error}")
                 client.close()
                 continue
             n += 1
-            secret = b"SECRET" in body or b'"private"' in body or b'"unlisted"' in body
-            with lock:
-                # An answer to a token is never kept (no-store); a public one may be (no-cache).
-                public_cache = "no-cache" if token is None and status == 200 else "no-store"
-                if name != "alice" and (secret or headers.get("cache-control") != public_cache):
-                    leaks.append(f"{name} GET {url}: {status} {headers.get('cache-control')} {body[:120]!r}")
-                # The fixed private entry is always in the owner's answers that can hold it.
-                holds_fixed = url in (f"/api/entries/{fixed}", "/api/entries?q=SECRET+fixed", "/api/export")
-                if name == "alice" and (status != 200 or headers.get("cache-control") != "no-store"
-                                        or (holds_fixed and b"SECRET fixed" not in body)):
-                    misses.append(f"alice GET {url}: {status} {headers.get('cache-control')} {body[:120]!r}")
-        with lock:
-            counts[name] += n
+            self.judge(name, token, url, status, headers, body)
+        with self.lock:
+            self.counts[name] += n
 
-    def write(_):
-        client, n = Client(server.port, alice, record=False), 0
-        while time.monotonic() < deadline:
+    def judge(self, name, token, url, status, headers, body):
+        secret = b"SECRET" in body or b'"private"' in body or b'"unlisted"' in body
+        with self.lock:
+            # An answer to a token is never kept (no-store); a public one may be (no-cache).
+            public_cache = "no-cache" if token is None and status == 200 else "no-store"
+            if name != "alice" and (secret or headers.get("cache-control") != public_cache):
+                self.leaks.append(f"{name} GET {url}: {status} {headers.get('cache-control')} {body[:120]!r}")
+            # The fixed private entry is always in the owner's answers that can hold it.
+            holds_fixed = url in (f"/api/entries/{self.fixed}", "/api/entries?q=SECRET+fixed", "/api/export")
+            if name == "alice" and (status != 200 or headers.get("cache-control") != "no-store"
+                                    or (holds_fixed and b"SECRET fixed" not in body)):
+                self.misses.append(f"alice GET {url}: {status} {headers.get('cache-control')} {body[:120]!r}")
+
+    def write(self, _):
+        client, n = Client(self.port, self.alice, record=False), 0
+        while time.monotonic() < self.deadline:
             try:
                 status, document = post(client, f"SECRET {n}", body="SECRET kyoto", visibility=["private", "unlisted"][n % 2], tags=["travel"])
                 if status == 201:
@@ -107,21 +138,11 @@ def case_privacy():
                     post(client, f"public write {n}", body="kyoto")
                 n += 1
             except (OSError, http.client.HTTPException) as error:
-                with lock:
-                    errors.append(f"writer: {error}")
+                with self.lock:
+                    self.errors.append(f"writer: {error}")
                 client.close()
-        with lock:
-            counts["writes"] += n
-
-    threads = start_threads(read, 12, *[lambda: write(0), lambda: write(1)])
-    join_threads(threads, CFG["privacy_seconds"] + 120)
-    code = server.stop()
-    row("privacy: readers with and without the owner's token through the cache, while the owner writes",
-        "no private or unlisted entry, nor no-store, in any answer to anyone else; the owner's answers always hold "
-        "their private entries (no-store); no errors",
-        f"{counts}; leaks {len(leaks)} {leaks[:2]}; owner answers without their entries {len(misses)} {misses[:2]}; "
-        f"errors {len(errors)} {errors[:2]}",
-        not leaks and not misses and not errors and code == 0 and counts["writes"] > 0 and min(counts["anonymous"], counts["bob"], counts["alice"]) > 0)
+        with self.lock:
+            self.counts["writes"] += n
 
 
 def case_timing():
