@@ -157,32 +157,9 @@ def case_graceful_stop():
     interim = [read_interim(sock, 30).split(b"\r\n")[0].decode("latin-1") for sock in sockets]
     started = time.monotonic()
     server.signal(signal.SIGTERM)
-    # New connections are refused from when the server has stopped listening; a try that is
-    # still accepted before then is closed at once.
-    refusal = {"seen": "not refused within 30 s"}
-
-    def refused():
-        try:
-            connect(server.port, timeout=2).close()
-            return False
-        except ConnectionRefusedError:
-            refusal["seen"] = "refused"
-            return True
-        except OSError as error:
-            refusal["seen"] = f"failed ({error})"
-            return True
-    wait_until(refused, 30)
+    refusal = {"seen": wait_refused(server.port)}
     refused_after = time.monotonic() - started
-    # The bodies, a byte at a time on every connection, spread over 1.2 s by the clock: a slow
-    # client (the behaviour under test) whose pace does not slow down with a loaded machine, so
-    # that the server's 4 s grace period is not spent on this side.
-    length = max(len(b) for b in bodies)
-    dripped = time.monotonic()
-    for i in range(length):
-        for sock, body in zip(sockets, bodies):
-            if i < len(body):
-                sock.sendall(body[i:i + 1])
-        time.sleep(max(0.0, dripped + 1.2 * (i + 1) / length - time.monotonic()))
+    drip_bodies(sockets, bodies)
     answers = []
     for sock in sockets:
         try:
@@ -205,6 +182,38 @@ def case_graceful_stop():
         f"{stored} stored, new connection {refusal['seen']} after {refused_after:.2f} s, exit {code} after {elapsed:.2f} s", ok)
 
 
+def wait_refused(port):
+    """Polls until a new connection is refused (up to 30 s): from when the server has stopped
+    listening; a try that is still accepted before then is closed at once. What was seen."""
+    refusal = {"seen": "not refused within 30 s"}
+
+    def refused():
+        try:
+            connect(port, timeout=2).close()
+            return False
+        except ConnectionRefusedError:
+            refusal["seen"] = "refused"
+            return True
+        except OSError as error:
+            refusal["seen"] = f"failed ({error})"
+            return True
+    wait_until(refused, 30)
+    return refusal["seen"]
+
+
+def drip_bodies(sockets, bodies):
+    """The bodies, a byte at a time on every connection, spread over 1.2 s by the clock: a slow
+    client (the behaviour under test) whose pace does not slow down with a loaded machine, so
+    that the server's 4 s grace period is not spent on this side."""
+    length = max(len(b) for b in bodies)
+    dripped = time.monotonic()
+    for i in range(length):
+        for sock, body in zip(sockets, bodies):
+            if i < len(body):
+                sock.sendall(body[i:i + 1])
+        time.sleep(max(0.0, dripped + 1.2 * (i + 1) / length - time.monotonic()))
+
+
 def mount_tmpfs(folder, size):
     os.makedirs(folder, exist_ok=True)
     if os.geteuid() != 0 or not shutil.which("mount"):
@@ -219,18 +228,7 @@ def case_disk_full():
     database = os.path.join(folder, "diary.sqlite3")
     SECRETS.add(database)
     token = add_user(database, "alice")
-    preexec = None
-    if mounted:
-        method = "a 3 MiB tmpfs filled up to 512 KiB"
-    else:
-        # No mount here: a file size limit makes every write past it fail (EFBIG instead of
-        # ENOSPC; SQLite reports an I/O error instead of SQLITE_FULL, the store maps both to 503).
-        limit = os.path.getsize(database) + 256 * 1024
-        method = f"RLIMIT_FSIZE {limit} bytes (tmpfs mount refused here)"
-
-        def preexec():
-            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-            resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    method, preexec = disk_limit(database, mounted)
     server = Server(database, preexec=preexec).start()
     client = Client(server.port, token)
     try:
@@ -244,31 +242,8 @@ def case_disk_full():
             stat = os.statvfs(folder)
             with open(os.path.join(folder, "filler"), "wb", buffering=0) as filler:
                 filler.write(b"\0" * max(0, stat.f_bavail * stat.f_frsize - 512 * 1024))
-        # Four writers at once, so that writes share commits (group commit): each is stored or refused whole.
-        answers, lock = [], threading.Lock()
-
-        def writer(index):
-            own = Client(server.port, token)
-            refused = 0
-            for i in range(15):
-                title = f"full {index} {i}"
-                status, headers, data = own.request("POST", "/api/entries", {"title": title, "body": "x" * 100_000})
-                with lock:
-                    answers.append((status, headers, data, title))
-                refused += status == 503
-                if refused >= 2:
-                    break
-
-        join_threads(start_threads(writer, 4), 120)
-        refusals, other, problem = 0, [], True
-        for status, headers, data, title in answers:
-            if status == 201:
-                acked[json.loads(data)["entry_id"]] = title
-            elif status == 503:
-                refusals += 1
-                problem &= is_problem({"headers": headers, "body": data}, 503) and "retry-after" in headers
-            else:
-                other.append(status)
+        answers = writes_until_refused(server.port, token)
+        refusals, other, problem = tally_full(answers, acked)
         reads = [client.request("GET", path)[0] for path in ("/api/entries", "/api/diaries", f"/api/entries/{min(acked)}")]
         status, page = client.json("GET", "/api/entries?per_page=100")
         listed = {e["entry_id"]: e["title"] for e in (page or {}).get("entries", [])}
@@ -290,6 +265,56 @@ def case_disk_full():
         f"{method}: 4 writers, {len(answers) - refusals - len(other)} x 201, {refusals} x 503 (problem body {problem}), "
         f"other answers {other or 'none'}, reads {reads}, "
         f"{len(stored)} rows = {len(acked)} acked, integrity {check}, after freeing space POST {recovered}", ok)
+
+
+def disk_limit(database, mounted):
+    """How the disk fills up: (what the table says, the server's preexec_fn or None)."""
+    if mounted:
+        return "a 3 MiB tmpfs filled up to 512 KiB", None
+    # No mount here: a file size limit makes every write past it fail (EFBIG instead of
+    # ENOSPC; SQLite reports an I/O error instead of SQLITE_FULL, the store maps both to 503).
+    limit = os.path.getsize(database) + 256 * 1024
+
+    def preexec():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return f"RLIMIT_FSIZE {limit} bytes (tmpfs mount refused here)", preexec
+
+
+def writes_until_refused(port, token):
+    """Four writers at once, so that writes share commits (group commit): each is stored or
+    refused whole. Each stops at its second 503: (status, headers, body, title) of every answer."""
+    answers, lock = [], threading.Lock()
+
+    def writer(index):
+        own = Client(port, token)
+        refused = 0
+        for i in range(15):
+            title = f"full {index} {i}"
+            status, headers, data = own.request("POST", "/api/entries", {"title": title, "body": "x" * 100_000})
+            with lock:
+                answers.append((status, headers, data, title))
+            refused += status == 503
+            if refused >= 2:
+                break
+
+    join_threads(start_threads(writer, 4), 120)
+    return answers
+
+
+def tally_full(answers, acked):
+    """Adds the 201s to `acked`: (how many 503, the other statuses, whether every 503 was a
+    problem+json with Retry-After)."""
+    refusals, other, problem = 0, [], True
+    for status, headers, data, title in answers:
+        if status == 201:
+            acked[json.loads(data)["entry_id"]] = title
+        elif status == 503:
+            refusals += 1
+            problem &= is_problem({"headers": headers, "body": data}, 503) and "retry-after" in headers
+        else:
+            other.append(status)
+    return refusals, other, problem
 
 
 def case_read_only():
@@ -355,25 +380,7 @@ def case_busy():
             if n and time.monotonic() > deadline:  # one write at least, however late the thread started
                 break
             try:
-                if mine and n % 3 == 0:
-                    entry = mine.pop(0)
-                    if n % 2:
-                        status = client.request("DELETE", f"/api/entries/{entry}")[0]
-                        if status == 204:
-                            with lock:
-                                live.pop(entry, None)
-                    else:
-                        status = client.request("PATCH", f"/api/entries/{entry}", {"body": f"patched {n}"})[0]
-                        if status == 200:
-                            with lock:
-                                live[entry] = f"patched {n}"
-                        mine.append(entry)
-                else:
-                    status, document = post_entry(client, f"busy {index} {n}", f"body {n}")
-                    if status == 201:
-                        mine.append(document["entry_id"])
-                        with lock:
-                            live[document["entry_id"]] = f"body {n}"
+                status = busy_write(client, index, n, mine, live, lock)
             except (OSError, http.client.HTTPException) as error:
                 with lock:
                     errors.append(type(error).__name__)
@@ -391,3 +398,28 @@ def case_busy():
         "no 5xx (SQLITE_BUSY waited out), every acknowledged change stored",
         f"{sum(statuses.values())} writes from 16 clients, statuses {dict(sorted(statuses.items()))}, "
         f"{len(errors)} connection errors, stored rows match acknowledged {stored == live}", ok)
+
+
+def busy_write(client, index, n, mine, live, lock):
+    """Write `n` of busy writer `index`: every third a DELETE or a PATCH of one of its entries
+    (`mine`), the others a POST; what was acknowledged goes into `live`. The status."""
+    if mine and n % 3 == 0:
+        entry = mine.pop(0)
+        if n % 2:
+            status = client.request("DELETE", f"/api/entries/{entry}")[0]
+            if status == 204:
+                with lock:
+                    live.pop(entry, None)
+        else:
+            status = client.request("PATCH", f"/api/entries/{entry}", {"body": f"patched {n}"})[0]
+            if status == 200:
+                with lock:
+                    live[entry] = f"patched {n}"
+            mine.append(entry)
+        return status
+    status, document = post_entry(client, f"busy {index} {n}", f"body {n}")
+    if status == 201:
+        mine.append(document["entry_id"])
+        with lock:
+            live[document["entry_id"]] = f"body {n}"
+    return status
