@@ -60,17 +60,7 @@ def case_load():
                 break
             progress[index] += 1
             try:
-                if is_writer:
-                    if mine and n % 4 == 3:
-                        status = client.request("DELETE", f"/api/entries/{mine.pop()}")[0]
-                    else:
-                        status, document = post_entry(client, f"load {index} {n}", text_sample(local, 200))
-                        if status == 201:
-                            mine.append(document["entry_id"])
-                else:
-                    path = local.choice([f"/api/entries?page={local.randint(1, 5)}", f"/api/entries/{local.choice(ids)}",
-                                         "/api/diaries", "/api/health", "/api/diaries/1/entries?per_page=50"])
-                    status = client.request("GET", path)[0]
+                status = load_write(client, local, index, n, mine) if is_writer else load_read(client, local, ids)
                 tally[f"{status // 100}xx"] = tally.get(f"{status // 100}xx", 0) + 1
             except (OSError, http.client.HTTPException):
                 tally["errors"] += 1
@@ -85,12 +75,7 @@ def case_load():
         samples.append((time.monotonic(), server.rss_kib(), sum(progress)))
         time.sleep(0.5)  # the sampling interval
     rss_end = server.rss_kib()
-    # Warm-up: the first quarter of the requests (and at least 2 s). The caches grow with the work
-    # done, not with the time: a loaded machine does less in the same seconds.
-    made = sum(progress)
-    warm = [(t, rss) for t, rss, n in samples if t >= samples[0][0] + 2.0 and n >= made / 4]
-    rss_warm = warm[0][1] if warm else rss_end
-    rss_max = max((rss for t, rss in warm), default=rss_end)
+    rss_warm, rss_max = after_warm_up(samples, sum(progress), rss_end)
     flat = rss_max <= rss_warm * (1 + RSS_TOLERANCE_RATIO) + RSS_TOLERANCE_KIB
     code = server.stop()
     total = sum(counts.values())
@@ -100,6 +85,34 @@ def case_load():
         f"(max <= warm +{RSS_TOLERANCE_RATIO:.0%} +{RSS_TOLERANCE_KIB // 1024} MiB)",
         f"{total} requests ({total / seconds:.0f}/s): {counts}; RSS start {kib(rss_start)}, after warm-up {kib(rss_warm)}, "
         f"max {kib(rss_max)}, end {kib(rss_end)}", ok)
+
+
+def load_write(client, local, index, n, mine):
+    """Write `n` of load writer `index`: every fourth a DELETE of one of its entries (`mine`),
+    the others a POST. The status."""
+    if mine and n % 4 == 3:
+        return client.request("DELETE", f"/api/entries/{mine.pop()}")[0]
+    status, document = post_entry(client, f"load {index} {n}", text_sample(local, 200))
+    if status == 201:
+        mine.append(document["entry_id"])
+    return status
+
+
+def load_read(client, local, ids):
+    """One read of a page, an entry, the diaries or the health check. The status."""
+    path = local.choice([f"/api/entries?page={local.randint(1, 5)}", f"/api/entries/{local.choice(ids)}",
+                         "/api/diaries", "/api/health", "/api/diaries/1/entries?per_page=50"])
+    return client.request("GET", path)[0]
+
+
+def after_warm_up(samples, made, rss_end):
+    """RSS after warm-up and its largest since: (KiB, KiB). Warm-up: the first quarter of the
+    requests `made` (and at least 2 s). The caches grow with the work done, not with the time:
+    a loaded machine does less in the same seconds."""
+    warm = [(t, rss) for t, rss, n in samples if t >= samples[0][0] + 2.0 and n >= made / 4]
+    rss_warm = warm[0][1] if warm else rss_end
+    rss_max = max((rss for t, rss in warm), default=rss_end)
+    return rss_warm, rss_max
 
 
 def open_many(port, count, sources, slow_every=0):

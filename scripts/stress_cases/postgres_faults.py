@@ -31,20 +31,7 @@ def case_pg_servers():
         seconds = CFG["pg_seconds"]
 
         def warm_reader(index):
-            client = Client(servers[index % 3].port, timeout=60, record=False)
-            while not stop.is_set():
-                for path in ("/api/entries", "/", "/feed.atom"):
-                    try:
-                        status = client.request("GET", path)[0]
-                        if status != 200:
-                            with lock:
-                                errors.append(f"warm GET {path}: {status}")
-                    except (OSError, http.client.HTTPException) as error:
-                        client.close()
-                        with lock:
-                            errors.append(f"warm GET {path}: {error!r}")
-                    with lock:
-                        reads[0] += 1
+            warm_reads(Client(servers[index % 3].port, timeout=60, record=False), stop, lock, errors, reads)
 
         def writer(index):
             number = index % 3
@@ -63,12 +50,7 @@ def case_pg_servers():
                         continue
                     entry_id = document["entry_id"]
                     for other in others:
-                        status, body = other.json("GET", f"/api/entries/{entry_id}")
-                        found = [f"entry {status}"] if status != 200 or (body or {}).get("title") != title else []
-                        for path in ("/api/entries", "/", "/feed.atom"):
-                            status, ids = read_ids(other, path)
-                            if status != 200 or not shows(ids, entry_id):
-                                found.append(f"{path} {status}")
+                        found = stale_reads(other, entry_id, title)
                         with lock:
                             checked[0] += 1
                             if found:
@@ -89,6 +71,36 @@ def case_pg_servers():
             "0 stale reads, 0 errors",
             f"{checked[0]} writes each checked through 2 other servers x 4 reads, {reads[0]} warm reads; "
             f"{len(stale)} stale: {stale[:3]}; {len(errors)} errors: {errors[:3]}", ok)
+
+
+def warm_reads(client, stop, lock, errors, reads):
+    """Reads the list, the home page and the feed until `stop`, keeping the server's response
+    cache warm; counts them in reads[0], and what was not a 200 in `errors`."""
+    while not stop.is_set():
+        for path in ("/api/entries", "/", "/feed.atom"):
+            try:
+                status = client.request("GET", path)[0]
+                if status != 200:
+                    with lock:
+                        errors.append(f"warm GET {path}: {status}")
+            except (OSError, http.client.HTTPException) as error:
+                client.close()
+                with lock:
+                    errors.append(f"warm GET {path}: {error!r}")
+            with lock:
+                reads[0] += 1
+
+
+def stale_reads(other, entry_id, title):
+    """What another server answers without the entry just written: by id, in the JSON list, the
+    home page and the feed. Empty when all show it."""
+    status, body = other.json("GET", f"/api/entries/{entry_id}")
+    found = [f"entry {status}"] if status != 200 or (body or {}).get("title") != title else []
+    for path in ("/api/entries", "/", "/feed.atom"):
+        status, ids = read_ids(other, path)
+        if status != 200 or not shows(ids, entry_id):
+            found.append(f"{path} {status}")
+    return found
 
 
 def case_pg_kill():
@@ -226,25 +238,7 @@ def case_pg_slots():
         traffic_check, _ = wait_serving(servers, tokens, 60)
         if traffic_check is None:
             raise RuntimeError("the servers did not serve before the slots were taken")
-
-        def fill():
-            """Logs in until the server refuses: every slot is then held here or by a server."""
-            while len(held) < 50:
-                sock, state = pgwire.login(cluster.port)
-                if sock is None:
-                    return state
-                held.append(sock)
-            return "none"
-        refused = fill()
-        # The servers' own connections are ended, and their slots taken by ones held here too.
-        pgwire.query(held[0], "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'diary'")
-
-        def servers_out():
-            fill()
-            return pgwire.query(held[0], "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'diary'") == ["0"]
-        if wait_until(servers_out, 60, interval=0.05) is None:
-            raise RuntimeError("the servers' connections did not end")
-        refused = fill()
+        refused = take_every_slot(cluster, held)
         taken_at = time.monotonic()
         traffic = Traffic(servers, tokens, OPTS.seed).start()
         answered = wait_until(lambda: all(traffic.answered_since(taken_at, n) >= CFG["pg_down_requests"]
@@ -272,6 +266,29 @@ def case_pg_slots():
         for sock in held:
             sock.close()
         cluster.close()
+
+
+def take_every_slot(cluster, held):
+    """Logs in to `cluster` (into `held`) until every slot is held here, the servers' own
+    connections ended: the SQLSTATE of the last refusal ("53300": too many connections)."""
+    def fill():
+        """Logs in until the server refuses: every slot is then held here or by a server."""
+        while len(held) < 50:
+            sock, state = pgwire.login(cluster.port)
+            if sock is None:
+                return state
+            held.append(sock)
+        return "none"
+    fill()
+    # The servers' own connections are ended, and their slots taken by ones held here too.
+    pgwire.query(held[0], "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'diary'")
+
+    def servers_out():
+        fill()
+        return pgwire.query(held[0], "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'diary'") == ["0"]
+    if wait_until(servers_out, 60, interval=0.05) is None:
+        raise RuntimeError("the servers' connections did not end")
+    return fill()
 
 
 class CommitCutter:
