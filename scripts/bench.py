@@ -175,6 +175,21 @@ def same_bytes(port, folder):
     return same
 
 
+def serve_sqlite_and_copy(arguments, folder, children, log_name):
+    """A seeded SQLite database served by diary-server, and the bytes it answers (list, sampled
+    entries, pages) served by nginx: (a user's token, (server, port), (nginx, port, its worker's
+    pid), the sampled ids as wrk script arguments (count, step), the sizes of the answers)."""
+    database = os.path.join(folder, "diary.sqlite3")
+    token = seed(arguments, database)
+    server, server_port = start_diary_server(children, arguments, database, os.path.join(folder, log_name))
+    count, step = sampled_ids(arguments.entries)
+    content_type, page_types, sizes = capture(server_port, folder, count, step)
+    log(f"diary-server on port {server_port}; list page {sizes['list']} bytes, entries about {sizes['entry']} bytes ({count} captured), "
+        f"home page {sizes['home.html']} bytes, feed {sizes['feed.atom']} bytes")
+    nginx, nginx_port = start_files_nginx(children, folder, content_type, page_types)
+    return token, (server, server_port), (nginx, nginx_port, nginx_worker(nginx)), (str(count), str(step)), sizes
+
+
 # MARK: - Measuring
 
 
@@ -394,42 +409,43 @@ def postgres_server_flags(arguments, threads=None, connections=None, public_url=
                        behind_proxy=True)
 
 
+def start_proxy(children, folder, upstream_ports, port=None):
+    """nginx with one worker in `folder`, configured as scripts/cluster's proxy in front of
+    `upstream_ports`, on `port` (a free one when None): (process, port)."""
+    os.makedirs(folder, exist_ok=True)
+    port = port or free_port()
+    return start_nginx(children, folder, proxy_config(folder, port, upstream_ports, workers=1), port), port
+
+
+def start_proxied_servers(arguments, children, folder, database):
+    """--servers servers on `database` behind the proxy as scripts/cluster runs them, each
+    building its feeds with the proxy's address, so that they all answer the same bytes:
+    (the servers as (process, port), nginx, its port, the pids whose peak RSS counts)."""
+    proxy_port = free_port()
+    public_url = f"http://{HOST}:{proxy_port}"
+    servers = [start_diary_server(children, arguments, database, os.path.join(folder, f"postgres-server-{number}.log"),
+                                  postgres_server_flags(arguments, public_url=public_url))
+               for number in range(1, arguments.servers + 1)]
+    proxy, _ = start_proxy(children, folder, [port for _, port in servers], proxy_port)
+    return servers, proxy, proxy_port, [nginx_worker(proxy), *(process.pid for process, _ in servers)]
+
+
 def measure_postgres(arguments, folder, children):
     """The same scenarios on SQLite (the reference, with nginx serving its bytes), on PostgreSQL
     with one server, and with --servers behind nginx configured as scripts/cluster does; reads
     first on every setup (the data still the seeded data), then posts and the mixed load."""
-    sqlite_database = os.path.join(folder, "diary.sqlite3")
-    sqlite_token = seed(arguments, sqlite_database)
-    sqlite, sqlite_port = start_diary_server(children, arguments, sqlite_database, os.path.join(folder, "sqlite-server.log"))
-    count, step = sampled_ids(arguments.entries)
-    content_type, page_types, sizes = capture(sqlite_port, folder, count, step)
-    nginx, nginx_port = start_files_nginx(children, folder, content_type, page_types)
-    worker = nginx_worker(nginx)
-    runner = Runner(arguments, (str(count), str(step)))
-    sqlite_proxy_folder = os.path.join(folder, "sqlite-proxy")
-    os.makedirs(sqlite_proxy_folder)
-    sqlite_proxy_port = free_port()
-    sqlite_proxy = start_nginx(children, sqlite_proxy_folder,
-                               proxy_config(sqlite_proxy_folder, sqlite_proxy_port, [sqlite_port], workers=1),
-                               sqlite_proxy_port)
+    sqlite_token, (sqlite, sqlite_port), (nginx, nginx_port, worker), ids, sizes = serve_sqlite_and_copy(
+        arguments, folder, children, "sqlite-server.log")
+    runner = Runner(arguments, ids)
+    sqlite_proxy, sqlite_proxy_port = start_proxy(children, os.path.join(folder, "sqlite-proxy"), [sqlite_port])
     sqlite_proxy_pids = [nginx_worker(sqlite_proxy), sqlite.pid]
 
     with PostgresCluster() as postgres:
         log(f"PostgreSQL at {postgres.url}")
         database = postgres.create_database("bench")
         postgres_token = seed(arguments, database, "PostgreSQL")
-        # Every server builds its feeds with the proxy's address, so that they all answer the same bytes.
-        proxy_port = free_port()
-        public_url = f"http://{HOST}:{proxy_port}"
-        first, first_port = start_diary_server(children, arguments, database, os.path.join(folder, "postgres-server-1.log"),
-                                               postgres_server_flags(arguments, public_url=public_url))
-        servers = [(first, first_port)]
-        for number in range(2, arguments.servers + 1):
-            servers.append(start_diary_server(children, arguments, database, os.path.join(folder, f"postgres-server-{number}.log"),
-                                              postgres_server_flags(arguments, public_url=public_url)))
-        config = proxy_config(folder, proxy_port, [port for _, port in servers], workers=1)
-        proxy = start_nginx(children, folder, config, proxy_port)
-        proxy_pids = [nginx_worker(proxy), *(process.pid for process, _ in servers)]
+        servers, proxy, proxy_port, proxy_pids = start_proxied_servers(arguments, children, folder, database)
+        first, first_port = servers[0]
         proxied = proxied_setup(arguments.servers)
         uncached, uncached_port = start_diary_server(children, arguments, database, os.path.join(folder, "postgres-uncached.log"),
                                                      postgres_server_flags(arguments, response_cache=0))
@@ -443,13 +459,7 @@ def measure_postgres(arguments, folder, children):
             runner.read(PG_ONE, first_port, [first.pid], name, script, path, mode)
             runner.read(SQLITE_PROXIED, sqlite_proxy_port, sqlite_proxy_pids, name, script, path, mode)
             runner.read(proxied, proxy_port, proxy_pids, name, script, path, mode)
-        # What the freshness check costs: one client at a time, so p50 is one request's latency
-        # (a cached read on PostgreSQL waits for one round trip more than on SQLite), and what
-        # the cache buys on PostgreSQL (every read built from the database).
-        for setup, port, pid in ((SQLITE, sqlite_port, sqlite.pid), (PG_ONE, first_port, first.pid)):
-            runner.read(setup, port, [pid], "list page 1, 1 connection", "report.lua", LIST_PATH, None, connections=1)
-        for name, script, path, mode in READ_SCENARIOS[:2]:
-            runner.read(PG_UNCACHED, uncached_port, [uncached.pid], name, script, path, mode)
+        measure_freshness_costs(runner, (sqlite, sqlite_port), (first, first_port), (uncached, uncached_port))
         children.stop(uncached)
         # The cached read without SharedVersionReads: one version round trip per request.
         unshared, unshared_port = start_diary_server(children, arguments, database, os.path.join(folder, "postgres-unshared.log"),
@@ -474,6 +484,16 @@ def measure_postgres(arguments, folder, children):
         "repeat": arguments.repeat, "servers": arguments.servers, "response_bytes": sizes, "bytes_identical": bytes_identical,
         "scenarios": judge_postgres(runner.rows, proxied),
     }
+
+
+def measure_freshness_costs(runner, sqlite, first, uncached):
+    """What the freshness check costs: one client at a time, so p50 is one request's latency
+    (a cached read on PostgreSQL waits for one round trip more than on SQLite), and what the
+    cache buys on PostgreSQL (every read built from the database). Each server as (process, port)."""
+    for setup, (process, port) in ((SQLITE, sqlite), (PG_ONE, first)):
+        runner.read(setup, port, [process.pid], "list page 1, 1 connection", "report.lua", LIST_PATH, None, connections=1)
+    for name, script, path, mode in READ_SCENARIOS[:2]:
+        runner.read(PG_UNCACHED, uncached[1], [uncached[0].pid], name, script, path, mode)
 
 
 def judge_postgres(rows, proxied):
@@ -592,16 +612,8 @@ def main():
 
 
 def measure(arguments, folder, children):
-    database = os.path.join(folder, "diary.sqlite3")
-    token = seed(arguments, database)
-    server, server_port = start_diary_server(children, arguments, database, os.path.join(folder, "diary-server.log"))
-    count, step = sampled_ids(arguments.entries)
-    content_type, page_types, sizes = capture(server_port, folder, count, step)
-    log(f"diary-server on port {server_port}; list page {sizes['list']} bytes, entries about {sizes['entry']} bytes ({count} captured), "
-        f"home page {sizes['home.html']} bytes, feed {sizes['feed.atom']} bytes")
-    nginx, nginx_port = start_files_nginx(children, folder, content_type, page_types)
-    worker = nginx_worker(nginx)
-    ids = (str(count), str(step))
+    token, (server, server_port), (nginx, nginx_port, worker), ids, sizes = serve_sqlite_and_copy(
+        arguments, folder, children, "diary-server.log")
     duration, connections = arguments.duration, arguments.connections
     rows = []
 
