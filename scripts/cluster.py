@@ -42,7 +42,7 @@ def wait_for_answer(port, timeout=15):
 
     def answered():
         try:
-            last[0] = request(port)[0]
+            last[0] = request(port, timeout=2)[0]
         except OSError as error:
             last[0] = error
         return last[0] == 200
@@ -62,9 +62,9 @@ def check_connection_budget(postgres, servers, connections_per_server):
 # MARK: - Checking
 
 
-def request(port, method="GET", token=None, body=None, path="/api/entries"):
+def request(port, method="GET", token=None, body=None, path="/api/entries", timeout=10):
     """(status, parsed JSON body or None) of one request, on a connection of its own."""
-    client = Client(port, token, timeout=10)
+    client = Client(port, token, timeout=timeout)
     try:
         return client.json(method, path, body)
     finally:
