@@ -33,7 +33,7 @@ from stress_cases.hostile import case_hostile  # noqa: E402
 from stress_cases.load import case_load, case_slowloris  # noqa: E402
 from stress_cases.postgres_faults import (  # noqa: E402
     case_pg_commit_lost, case_pg_frozen, case_pg_kill, case_pg_restart, case_pg_servers, case_pg_slots)
-from stress_cases.privacy import case_logs, case_privacy, case_timing  # noqa: E402
+from stress_cases.tokens_and_privacy import case_logs, case_privacy, case_timing  # noqa: E402
 
 
 CASES = [("crash", case_crash), ("graceful", case_graceful_stop), ("diskfull", case_disk_full),

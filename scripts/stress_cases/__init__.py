@@ -4,7 +4,7 @@
 - durability: SIGKILL during writes, graceful stop, disk full, read-only file, busy database;
 - load: readers and writers, slowloris;
 - hostile: malformed, oversized and smuggled requests, search syntax and cost, import, SQL injection;
-- privacy: tokens (refused, rotated, timed), private entries through the cache, secrets in answers and logs;
+- tokens_and_privacy: tokens (refused, rotated, timed), private entries through the cache, secrets in answers and logs;
 - fuzz: the fuzz target;
 - postgres_traffic and postgres_faults: several servers on one PostgreSQL, and PostgreSQL killed,
   stopped, frozen, out of slots or cut off at COMMIT.

@@ -11,7 +11,7 @@ from diarykit.http_client import build, connect, is_problem
 from stress_cases.context import (
     add_user, bound, bound_text, CFG, Client, db_digest, db_rows, new_database, post_entry, raw, read_answer, row,
     Server, server_tool)
-from stress_cases.privacy import case_tokens
+from stress_cases.tokens_and_privacy import case_tokens
 
 
 # Attempts (by label) whose failure is understood and whose fix is in another team's files: the
