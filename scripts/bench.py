@@ -5,32 +5,32 @@ Seeds a database through `diary-server seed`, serves it with diary-server on a f
 serves the same bytes from nginx on another, drives both with wrk (bench/*.lua) on 127.0.0.1,
 times `diary list` against `curl -s` with hyperfine, times page 1 against the last page reached
 by cursor, and prints one table (and JSON with --json).
-Every child process is bounded in time and stopped on the way out.
+Every child process is bounded in time and stopped on the way out. The servers, PostgreSQL and
+the proxy come from scripts/diarykit, as scripts/cluster runs them.
 """
 
 import argparse
 import datetime
-import http.client
 import json
 import os
 import platform
-import re
-import select
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
-sys.dont_write_bytecode = True  # no __pycache__ in scripts/ from the import below
-import cluster  # noqa: E402  scripts/cluster.py: PostgreSQL, the servers and the proxy, as scripts/cluster runs them
+sys.dont_write_bytecode = True  # no __pycache__ in scripts/ from the imports below
+from diarykit import HOST, ROOT  # noqa: E402  scripts/diarykit: the servers, PostgreSQL and the proxy, as scripts/cluster runs them
+from diarykit.http_client import Client  # noqa: E402
+from diarykit.nginx import files_config, nginx_worker, proxy_config, start_nginx  # noqa: E402
+from diarykit.postgres import PostgresCluster  # noqa: E402
+from diarykit.processes import Children, free_port, status_kib  # noqa: E402
+from diarykit.server import serve_command, serve_flags, start_serving  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LUA_DIR = os.path.join(ROOT, "bench")
-HOST = "127.0.0.1"
 LIST_PATH = "/api/entries?page=1&per_page=20"
 # The reading pages measured against nginx: (path, file name under www/).
 PAGES = (("/", "home.html"), ("/feed.atom", "feed.atom"))
@@ -77,10 +77,6 @@ def log(message):
 # MARK: - Processes
 
 
-# One copy with scripts/cluster: every process started, stopped (TERM, then KILL) however the run ends.
-Children = cluster.Children
-
-
 def run(command, timeout, **options):
     """Runs a command to its end (at most `timeout` s) and returns its stdout; fails loudly."""
     result = subprocess.run(command, capture_output=True, text=True, timeout=timeout, **options)
@@ -89,75 +85,27 @@ def run(command, timeout, **options):
     return result.stdout
 
 
-# The helpers scripts/cluster uses too: one copy.
-free_port, wait_for_port = cluster.free_port, cluster.wait_for_port
-
-
 def peak_rss_mib(pid):
     """VmHWM, the peak resident set of the process so far, in MiB."""
-    try:
-        with open(f"/proc/{pid}/status") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return None
+    peak = status_kib(pid, "VmHWM")
+    return peak / 1024 if peak is not None else None
 
 
 def start_diary_server(children, arguments, database, log_path, extra=()):
-    command = [os.path.join(arguments.bin, "diary-server"), "serve", "--host", HOST, "--port", "0", "--database", database]
-    if arguments.threads:
-        command += ["--threads", str(arguments.threads)]
-    command += list(extra)
-    process = children.start(command, stdout=subprocess.PIPE, stderr=open(log_path, "w"), text=True)
-    ready, _, _ = select.select([process.stdout], [], [], 30)
-    line = process.stdout.readline() if ready else ""
-    match = re.match(r"listening on http://(\S+):(\d+)", line)
-    if not match:
-        raise SystemExit(f"bench: diary-server did not start: {line!r}; see {log_path}")
-    return process, int(match.group(2))
+    threads = ["--threads", str(arguments.threads)] if arguments.threads else []
+    return start_serving(serve_command(arguments.bin, database, [*threads, *extra], host=HOST), log_path, 30,
+                         launch=children.start)
 
 
-def start_nginx(children, folder, content_type, page_types):
+def start_files_nginx(children, folder, content_type, page_types):
     """nginx with one worker and no access log, serving the captured responses."""
     pages = "\n".join(f'        location = {path} {{ default_type "{page_types[name]}"; try_files /{name} =404; }}'
                       for path, name in PAGES)
     port = free_port()
-    config = os.path.join(folder, "nginx.conf")
-    with open(config, "w") as file:
-        file.write(f"""
-worker_processes 1;
-daemon off;
-pid {folder}/nginx.pid;
-error_log {folder}/nginx-error.log;
-events {{ worker_connections 1024; }}
-http {{
-    access_log off;
-    types {{ }}
-    default_type "{content_type}";
-    keepalive_requests 100000000;
-    server {{
-        listen {HOST}:{port};
-        root {folder}/www;
-        location = /api/entries {{ try_files /list.json =404; }}
+    config = files_config(folder, port, content_type, f"""        location = /api/entries {{ try_files /list.json =404; }}
         location /api/entries/ {{ rewrite "^/api/entries/([0-9]+)$" /entry/$1.json break; }}
-{pages}
-    }}
-}}
-""")
-    process = children.start(["nginx", "-p", folder, "-e", f"{folder}/nginx-error.log", "-c", config],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    wait_for_port(port, process)
-    return process, port
-
-
-def nginx_worker(master):
-    try:
-        with open(f"/proc/{master.pid}/task/{master.pid}/children") as file:
-            return int(file.read().split()[0])
-    except (OSError, IndexError, ValueError):
-        return master.pid
+{pages}""")
+    return start_nginx(children, folder, config, port), port
 
 
 # MARK: - Data
@@ -178,18 +126,22 @@ def sampled_ids(entries):
     return (entries + step - 1) // step, step
 
 
+def get_ok(client, path):
+    """GET path, which must answer 200: (body, Content-Type)."""
+    status, headers, body = client.request("GET", path)
+    if status != 200:
+        raise SystemExit(f"bench: GET {path} answered {status}: {body[:300]!r}")
+    return body, headers.get("content-type")
+
+
 def capture(port, folder, count, step):
     """Saves the exact bytes diary-server answers for the list and the sampled entries."""
-    connection = http.client.HTTPConnection(HOST, port, timeout=10)
+    client = Client(port, timeout=10)
     content_types = set()
 
     def get(path, destination):
-        connection.request("GET", path)
-        response = connection.getresponse()
-        body = response.read()
-        if response.status != 200:
-            raise SystemExit(f"bench: GET {path} answered {response.status}")
-        content_types.add(response.getheader("Content-Type"))
+        body, content_type = get_ok(client, path)
+        content_types.add(content_type)
         with open(destination, "wb") as file:
             file.write(body)
         return len(body)
@@ -207,21 +159,35 @@ def capture(port, folder, count, step):
     for path, name in PAGES:
         sizes[name] = get(path, os.path.join(folder, "www", name))
         page_types[name] = content_types.pop()
-    connection.close()
+    client.close()
     return json_type, page_types, sizes
 
 
 def same_bytes(port, folder):
     """Whether diary-server still answers what nginx served: the list and the pages."""
-    connection = http.client.HTTPConnection(HOST, port, timeout=10)
+    client = Client(port, timeout=10)
     same = True
     for path, name in ((LIST_PATH, "list.json"), *PAGES):
-        connection.request("GET", path)
-        body = connection.getresponse().read()
+        body = client.request("GET", path)[2]
         with open(os.path.join(folder, "www", name), "rb") as file:
             same = same and body == file.read()
-    connection.close()
+    client.close()
     return same
+
+
+def serve_sqlite_and_copy(arguments, folder, children, log_name):
+    """A seeded SQLite database served by diary-server, and the bytes it answers (list, sampled
+    entries, pages) served by nginx: (a user's token, (server, port), (nginx, port, its worker's
+    pid), the sampled ids as wrk script arguments (count, step), the sizes of the answers)."""
+    database = os.path.join(folder, "diary.sqlite3")
+    token = seed(arguments, database)
+    server, server_port = start_diary_server(children, arguments, database, os.path.join(folder, log_name))
+    count, step = sampled_ids(arguments.entries)
+    content_type, page_types, sizes = capture(server_port, folder, count, step)
+    log(f"diary-server on port {server_port}; list page {sizes['list']} bytes, entries about {sizes['entry']} bytes ({count} captured), "
+        f"home page {sizes['home.html']} bytes, feed {sizes['feed.atom']} bytes")
+    nginx, nginx_port = start_files_nginx(children, folder, content_type, page_types)
+    return token, (server, server_port), (nginx, nginx_port, nginx_worker(nginx)), (str(count), str(step)), sizes
 
 
 # MARK: - Measuring
@@ -352,15 +318,10 @@ def print_table(report):
 def cursor_depth(port, per_page=20, samples=30):
     """Walks the whole list by next_cursor, then times page 1 against the last page reached by
     cursor (and by page number, for contrast): a keyset seek should cost what page 1 costs."""
-    connection = http.client.HTTPConnection(HOST, port, timeout=30)
+    client = Client(port, timeout=30)
 
     def get(path):
-        connection.request("GET", path)
-        response = connection.getresponse()
-        body = response.read()
-        if response.status != 200:
-            raise SystemExit(f"bench: GET {path} answered {response.status}: {body[:300]!r}")
-        return json.loads(body)
+        return json.loads(get_ok(client, path)[0])
 
     def median_ms(path):
         times = []
@@ -382,7 +343,7 @@ def cursor_depth(port, per_page=20, samples=30):
     result = {"per_page": per_page, "pages": pages, "walk_s": walked, "first_page_ms": median_ms(first)}
     result["last_page_by_cursor_ms"] = median_ms(f"{first}&cursor={last_cursor}") if last_cursor else result["first_page_ms"]
     result["last_page_by_number_ms"] = median_ms(f"{first}&page={pages}")
-    connection.close()
+    client.close()
     return result
 
 
@@ -442,57 +403,49 @@ class Runner:
 
 
 def postgres_server_flags(arguments, threads=None, connections=None, public_url=None, response_cache=None, shared_reads=True):
-    flags = [] if shared_reads else ["--no-shared-version-reads"]
-    if threads:
-        flags += ["--threads", str(threads)]
-    connections = connections or arguments.database_connections
-    if connections:
-        flags += ["--database-connections", str(connections)]
-    if public_url:
-        flags += ["--public-url", public_url]
-    if response_cache is not None:
-        flags += ["--response-cache", str(response_cache)]
-    # Behind the proxy every connection comes from 127.0.0.1.
-    return flags + ["--max-connections-per-ip", "1024"]
+    """A PostgreSQL server's flags: --database-connections from the command line unless given;
+    behind the proxy every connection comes from 127.0.0.1."""
+    return serve_flags(threads, connections or arguments.database_connections, public_url, response_cache, shared_reads,
+                       behind_proxy=True)
+
+
+def start_proxy(children, folder, upstream_ports, port=None):
+    """nginx with one worker in `folder`, configured as scripts/cluster's proxy in front of
+    `upstream_ports`, on `port` (a free one when None): (process, port)."""
+    os.makedirs(folder, exist_ok=True)
+    port = port or free_port()
+    return start_nginx(children, folder, proxy_config(folder, port, upstream_ports, workers=1), port), port
+
+
+def start_proxied_servers(arguments, children, folder, database):
+    """--servers servers on `database` behind the proxy as scripts/cluster runs them, each
+    building its feeds with the proxy's address, so that they all answer the same bytes:
+    (the servers as (process, port), nginx, its port, the pids whose peak RSS counts)."""
+    proxy_port = free_port()
+    public_url = f"http://{HOST}:{proxy_port}"
+    servers = [start_diary_server(children, arguments, database, os.path.join(folder, f"postgres-server-{number}.log"),
+                                  postgres_server_flags(arguments, public_url=public_url))
+               for number in range(1, arguments.servers + 1)]
+    proxy, _ = start_proxy(children, folder, [port for _, port in servers], proxy_port)
+    return servers, proxy, proxy_port, [nginx_worker(proxy), *(process.pid for process, _ in servers)]
 
 
 def measure_postgres(arguments, folder, children):
     """The same scenarios on SQLite (the reference, with nginx serving its bytes), on PostgreSQL
     with one server, and with --servers behind nginx configured as scripts/cluster does; reads
     first on every setup (the data still the seeded data), then posts and the mixed load."""
-    sqlite_database = os.path.join(folder, "diary.sqlite3")
-    sqlite_token = seed(arguments, sqlite_database)
-    sqlite, sqlite_port = start_diary_server(children, arguments, sqlite_database, os.path.join(folder, "sqlite-server.log"))
-    count, step = sampled_ids(arguments.entries)
-    content_type, page_types, sizes = capture(sqlite_port, folder, count, step)
-    nginx, nginx_port = start_nginx(children, folder, content_type, page_types)
-    worker = nginx_worker(nginx)
-    runner = Runner(arguments, (str(count), str(step)))
-    sqlite_proxy_folder = os.path.join(folder, "sqlite-proxy")
-    os.makedirs(sqlite_proxy_folder)
-    sqlite_proxy_port = cluster.free_port()
-    sqlite_proxy = cluster.start_nginx(children, sqlite_proxy_folder,
-                                       cluster.proxy_config(sqlite_proxy_folder, sqlite_proxy_port, [sqlite_port], workers=1),
-                                       sqlite_proxy_port)
+    sqlite_token, (sqlite, sqlite_port), (nginx, nginx_port, worker), ids, sizes = serve_sqlite_and_copy(
+        arguments, folder, children, "sqlite-server.log")
+    runner = Runner(arguments, ids)
+    sqlite_proxy, sqlite_proxy_port = start_proxy(children, os.path.join(folder, "sqlite-proxy"), [sqlite_port])
     sqlite_proxy_pids = [nginx_worker(sqlite_proxy), sqlite.pid]
 
-    postgres_url, postgres_folder = cluster.start_postgres()
-    try:
-        log(f"PostgreSQL at {postgres_url}")
-        database = cluster.create_database(postgres_url, "bench")
+    with PostgresCluster() as postgres:
+        log(f"PostgreSQL at {postgres.url}")
+        database = postgres.create_database("bench")
         postgres_token = seed(arguments, database, "PostgreSQL")
-        # Every server builds its feeds with the proxy's address, so that they all answer the same bytes.
-        proxy_port = cluster.free_port()
-        public_url = f"http://{HOST}:{proxy_port}"
-        first, first_port = start_diary_server(children, arguments, database, os.path.join(folder, "postgres-server-1.log"),
-                                               postgres_server_flags(arguments, public_url=public_url))
-        servers = [(first, first_port)]
-        for number in range(2, arguments.servers + 1):
-            servers.append(start_diary_server(children, arguments, database, os.path.join(folder, f"postgres-server-{number}.log"),
-                                              postgres_server_flags(arguments, public_url=public_url)))
-        config = cluster.proxy_config(folder, proxy_port, [port for _, port in servers], workers=1)
-        proxy = cluster.start_nginx(children, folder, config, proxy_port)
-        proxy_pids = [nginx_worker(proxy), *(process.pid for process, _ in servers)]
+        servers, proxy, proxy_port, proxy_pids = start_proxied_servers(arguments, children, folder, database)
+        first, first_port = servers[0]
         proxied = proxied_setup(arguments.servers)
         uncached, uncached_port = start_diary_server(children, arguments, database, os.path.join(folder, "postgres-uncached.log"),
                                                      postgres_server_flags(arguments, response_cache=0))
@@ -506,13 +459,7 @@ def measure_postgres(arguments, folder, children):
             runner.read(PG_ONE, first_port, [first.pid], name, script, path, mode)
             runner.read(SQLITE_PROXIED, sqlite_proxy_port, sqlite_proxy_pids, name, script, path, mode)
             runner.read(proxied, proxy_port, proxy_pids, name, script, path, mode)
-        # What the freshness check costs: one client at a time, so p50 is one request's latency
-        # (a cached read on PostgreSQL waits for one round trip more than on SQLite), and what
-        # the cache buys on PostgreSQL (every read built from the database).
-        for setup, port, pid in ((SQLITE, sqlite_port, sqlite.pid), (PG_ONE, first_port, first.pid)):
-            runner.read(setup, port, [pid], "list page 1, 1 connection", "report.lua", LIST_PATH, None, connections=1)
-        for name, script, path, mode in READ_SCENARIOS[:2]:
-            runner.read(PG_UNCACHED, uncached_port, [uncached.pid], name, script, path, mode)
+        measure_freshness_costs(runner, (sqlite, sqlite_port), (first, first_port), (uncached, uncached_port))
         children.stop(uncached)
         # The cached read without SharedVersionReads: one version round trip per request.
         unshared, unshared_port = start_diary_server(children, arguments, database, os.path.join(folder, "postgres-unshared.log"),
@@ -532,13 +479,21 @@ def measure_postgres(arguments, folder, children):
         for process, _ in servers:
             children.stop(process)
         children.stop(proxy)
-    finally:
-        cluster.stop_postgres(postgres_folder)
     return {
         "machine": machine(), "database": "postgres", "entries": arguments.entries, "duration_s": arguments.duration,
         "repeat": arguments.repeat, "servers": arguments.servers, "response_bytes": sizes, "bytes_identical": bytes_identical,
         "scenarios": judge_postgres(runner.rows, proxied),
     }
+
+
+def measure_freshness_costs(runner, sqlite, first, uncached):
+    """What the freshness check costs: one client at a time, so p50 is one request's latency
+    (a cached read on PostgreSQL waits for one round trip more than on SQLite), and what the
+    cache buys on PostgreSQL (every read built from the database). Each server as (process, port)."""
+    for setup, (process, port) in ((SQLITE, sqlite), (PG_ONE, first)):
+        runner.read(setup, port, [process.pid], "list page 1, 1 connection", "report.lua", LIST_PATH, None, connections=1)
+    for name, script, path, mode in READ_SCENARIOS[:2]:
+        runner.read(PG_UNCACHED, uncached[1], [uncached[0].pid], name, script, path, mode)
 
 
 def judge_postgres(rows, proxied):
@@ -601,9 +556,8 @@ def print_postgres_table(report):
 def measure_sizing(arguments, folder, children):
     """One PostgreSQL server per --threads:--database-connections setting, on one seeded
     database: cached reads (list page 1, one entry), posts and the mixed load for each."""
-    postgres_url, postgres_folder = cluster.start_postgres()
-    try:
-        database = cluster.create_database(postgres_url, "bench")
+    with PostgresCluster() as postgres:
+        database = postgres.create_database("bench")
         token = seed(arguments, database, "PostgreSQL")
         count, step = sampled_ids(arguments.entries)
         runner = Runner(arguments, (str(count), str(step)))
@@ -616,8 +570,6 @@ def measure_sizing(arguments, folder, children):
                 runner.read(setup, port, [server.pid], name, script, path, mode)
             runner.writes(setup, port, [server.pid], token)
             children.stop(server)
-    finally:
-        cluster.stop_postgres(postgres_folder)
     return {"machine": machine(), "database": "postgres", "entries": arguments.entries, "duration_s": arguments.duration,
             "repeat": arguments.repeat, "scenarios": runner.rows}
 
@@ -641,6 +593,8 @@ def main():
             report = measure_postgres(arguments, folder, children)
         else:
             report = measure(arguments, folder, children)
+    except RuntimeError as error:  # PostgreSQL, a server or nginx did not start
+        raise SystemExit(f"bench: {error}")
     finally:
         children.stop_all()
         if not arguments.keep:
@@ -658,16 +612,8 @@ def main():
 
 
 def measure(arguments, folder, children):
-    database = os.path.join(folder, "diary.sqlite3")
-    token = seed(arguments, database)
-    server, server_port = start_diary_server(children, arguments, database, os.path.join(folder, "diary-server.log"))
-    count, step = sampled_ids(arguments.entries)
-    content_type, page_types, sizes = capture(server_port, folder, count, step)
-    log(f"diary-server on port {server_port}; list page {sizes['list']} bytes, entries about {sizes['entry']} bytes ({count} captured), "
-        f"home page {sizes['home.html']} bytes, feed {sizes['feed.atom']} bytes")
-    nginx, nginx_port = start_nginx(children, folder, content_type, page_types)
-    worker = nginx_worker(nginx)
-    ids = (str(count), str(step))
+    token, (server, server_port), (nginx, nginx_port, worker), ids, sizes = serve_sqlite_and_copy(
+        arguments, folder, children, "diary-server.log")
     duration, connections = arguments.duration, arguments.connections
     rows = []
 

@@ -1,0 +1,211 @@
+"""Tokens and what must not leak: tokens refused, rotated and timed alike; private entries kept
+from everyone else through the response cache; secrets in no answer and no log."""
+
+import http.client
+import os
+import random
+import re
+import statistics
+import threading
+import time
+
+from diarykit.http_client import build
+from stress_cases.context import (
+    add_user, bound, CFG, Client, join_threads, new_database, OPTS, row, SECRETS, Server, SERVERS, start_threads,
+    TIMING_NOISE_FACTOR, TIMING_THRESHOLD_RATIO, TRANSCRIPT)
+
+
+def case_tokens(h):
+    e = h.entry
+    attempts = [
+        ("no token POST", build("POST", "/api/entries", None, b'{"title":"t","body":""}'), {401}),
+        ("no token PATCH", build("PATCH", f"/api/entries/{e}", None, b'{"title":"t"}'), {401}),
+        ("no token DELETE", build("DELETE", f"/api/entries/{e}"), {401}),
+        ("no token me", build("GET", "/api/me"), {401}),
+        ("Bearer garbage", build("DELETE", f"/api/entries/{e}", "garbage"), {401}),
+        ("Bearer alone", build("GET", "/api/me", headers=["Authorization: Bearer"]), {401}),
+        ("Basic", build("GET", "/api/me", headers=["Authorization: Basic YWxpY2U6cGFzcw=="]), {401}),
+        ("token + x", build("DELETE", f"/api/entries/{e}", h.alice + "x"), {401}),
+        ("token twice", build("DELETE", f"/api/entries/{e}", f"{h.alice} {h.alice}"), {401}),
+        ("bob PATCH alice's", build("PATCH", f"/api/entries/{e}", h.bob, b'{"title":"mine"}'), {403}),
+        ("bob PUT alice's", build("PUT", f"/api/entries/{e}", h.bob, b'{"title":"mine","body":""}'), {403}),
+        ("bob DELETE alice's", build("DELETE", f"/api/entries/{e}", h.bob), {403}),
+        ("bob POST to alice's diary", build("POST", "/api/entries", h.bob, f'{{"title":"t","body":"","diary_id":{h.diary}}}'.encode()), {403}),
+    ]
+    h.check("tokens: none, garbage, another user's", "401 + WWW-Authenticate: Bearer; 403 on others' entries",
+            [(label, data, statuses, False) for label, data, statuses in attempts])
+    old, client = h.alice, Client(h.port)
+    h.alice = add_user(h.database, "alice", rotate=True)
+    rotated = (client.request("GET", "/api/me", token=old)[0], client.request("GET", "/api/me", token=h.alice)[0],
+               client.request("DELETE", f"/api/entries/{e}", token=old)[0])
+    row("tokens: rotated with diary-server user token", "old token 401 at once (also for DELETE), new one 200",
+        f"old/new/old-DELETE {rotated}", rotated == (401, 200, 401))
+
+
+def case_privacy():
+    """Readers with and without the owner's token on the same URLs, through the response cache,
+    while the owner writes: no answer meant for the owner reaches anyone else, and the owner
+    never gets the public answer."""
+    database = new_database("privacy")
+    alice, bob = add_user(database, "alice"), add_user(database, "bob")
+    server = Server(database).start()
+    traffic = PrivacyTraffic(server.port, alice, bob, owner_entries(server.port, alice))
+    threads = start_threads(traffic.read, 12, *[lambda: traffic.write(0), lambda: traffic.write(1)])
+    join_threads(threads, CFG["privacy_seconds"] + 120)
+    code = server.stop()
+    leaks, misses, errors, counts = traffic.leaks, traffic.misses, traffic.errors, traffic.counts
+    row("privacy: readers with and without the owner's token through the cache, while the owner writes",
+        "no private or unlisted entry, nor no-store, in any answer to anyone else; the owner's answers always hold "
+        "their private entries (no-store); no errors",
+        f"{counts}; leaks {len(leaks)} {leaks[:2]}; owner answers without their entries {len(misses)} {misses[:2]}; "
+        f"errors {len(errors)} {errors[:2]}",
+        not leaks and not misses and not errors and code == 0 and counts["writes"] > 0 and min(counts["anonymous"], counts["bob"], counts["alice"]) > 0)
+
+
+def post(client, title, **fields):
+    return client.json("POST", "/api/entries", {"title": title, "body": fields.pop("body", ""), **fields})
+
+
+def owner_entries(port, alice):
+    """The owner's entries before the readers come: one private, one unlisted, 20 public; the
+    private one's id."""
+    owner = Client(port, alice)
+    # Every private or unlisted title and body holds SECRET; public ones never do.
+    fixed = post(owner, "SECRET fixed kyoto", body="SECRET", visibility="private")[1]["entry_id"]
+    post(owner, "SECRET link kyoto", body="SECRET", visibility="unlisted")
+    for n in range(20):
+        post(owner, f"public {n} kyoto", body="autumn leaves", tags=["travel"])
+    owner.close()
+    return fixed
+
+
+class PrivacyTraffic:
+    """Readers (anonymous, bob and alice, in turn by index) and the owner's writers, until the
+    case's deadline; what the readers saw that they should not have, or missed."""
+
+    def __init__(self, port, alice, bob, fixed):
+        self.port, self.alice, self.bob, self.fixed = port, alice, bob, fixed
+        self.urls = ["/api/entries", "/api/entries?per_page=100", "/api/entries?q=kyoto&per_page=100",
+                     "/api/entries?q=SECRET+fixed", "/api/entries?tag=travel&per_page=100", "/api/diaries",
+                     "/api/diaries/1", "/api/diaries/1/entries?per_page=100", "/api/tags", "/api/export",
+                     f"/api/entries/{fixed}"]
+        self.deadline = time.monotonic() + CFG["privacy_seconds"]
+        self.leaks, self.misses, self.errors = [], [], []
+        self.counts = {"anonymous": 0, "bob": 0, "alice": 0, "writes": 0}
+        self.lock = threading.Lock()
+
+    def read(self, index):
+        name, token = [("anonymous", None), ("bob", self.bob), ("alice", self.alice)][index % 3]
+        client, local, n = Client(self.port, token, record=False), random.Random(index), 0
+        while time.monotonic() < self.deadline or n == 0:
+            url = local.choice(self.urls)
+            try:
+                status, headers, body = client.request("GET", url)
+            except (OSError, http.client.HTTPException) as error:
+                with self.lock:
+                    self.errors.append(f"{name} {url}: {error}")
+                client.close()
+                continue
+            n += 1
+            self.judge(name, token, url, status, headers, body)
+        with self.lock:
+            self.counts[name] += n
+
+    def judge(self, name, token, url, status, headers, body):
+        secret = b"SECRET" in body or b'"private"' in body or b'"unlisted"' in body
+        with self.lock:
+            # An answer to a token is never kept (no-store); a public one may be (no-cache).
+            public_cache = "no-cache" if token is None and status == 200 else "no-store"
+            if name != "alice" and (secret or headers.get("cache-control") != public_cache):
+                self.leaks.append(f"{name} GET {url}: {status} {headers.get('cache-control')} {body[:120]!r}")
+            # The fixed private entry is always in the owner's answers that can hold it.
+            holds_fixed = url in (f"/api/entries/{self.fixed}", "/api/entries?q=SECRET+fixed", "/api/export")
+            if name == "alice" and (status != 200 or headers.get("cache-control") != "no-store"
+                                    or (holds_fixed and b"SECRET fixed" not in body)):
+                self.misses.append(f"alice GET {url}: {status} {headers.get('cache-control')} {body[:120]!r}")
+
+    def write(self, _):
+        client, n = Client(self.port, self.alice, record=False), 0
+        while time.monotonic() < self.deadline:
+            try:
+                status, document = post(client, f"SECRET {n}", body="SECRET kyoto", visibility=["private", "unlisted"][n % 2], tags=["travel"])
+                if status == 201:
+                    client.request("PATCH", f"/api/entries/{document['entry_id']}", {"title": f"SECRET again {n}"})
+                    if n % 3 == 0:
+                        client.request("DELETE", f"/api/entries/{document['entry_id']}")
+                # A public write now and then, so that the cache is rebuilt under the readers.
+                if n % 5 == 0:
+                    post(client, f"public write {n}", body="kyoto")
+                n += 1
+            except (OSError, http.client.HTTPException) as error:
+                with self.lock:
+                    self.errors.append(f"writer: {error}")
+                client.close()
+        with self.lock:
+            self.counts["writes"] += n
+
+
+def case_timing():
+    """Wrong tokens of three kinds, interleaved on one keep-alive connection, compared by median."""
+    database = new_database("timing")
+    old = add_user(database, "alice")
+    current = add_user(database, "alice", rotate=True)
+    for i in range(10):
+        add_user(database, f"user{i}")
+    server = Server(database).start()
+    client = Client(server.port, record=False)
+    rng = random.Random(OPTS.seed + 3)
+    near = current[:-1] + ("A" if current[-1] != "A" else "B")
+    kinds = {
+        "random token (no user)": lambda: "diary_" + "".join(rng.choice("abcdefghijklmnopqrstuvwxyz0123456789-_") for _ in range(43)),
+        "one char off a real token": lambda: near,
+        "rotated-out token": lambda: old,
+        "no Authorization": lambda: None,
+    }
+    samples = {k: [] for k in kinds}
+    statuses = set()
+    for round_number in range(CFG["timing_rounds"] + 100):
+        order = list(kinds)
+        rng.shuffle(order)
+        for kind in order:
+            token = kinds[kind]()
+            headers = {"Authorization": f"Bearer {token}"} if token else {}
+            began = time.perf_counter_ns()
+            status = client.request("GET", "/api/me", headers=headers)[0]
+            elapsed = (time.perf_counter_ns() - began) / 1000
+            statuses.add(status)
+            if round_number >= 100:
+                samples[kind].append(elapsed)
+    server.stop()
+    medians = {k: statistics.median(v) for k, v in samples.items()}
+    wrong = [k for k in kinds if kinds[k]() is not None]
+    spread = max(medians[k] for k in wrong) - min(medians[k] for k in wrong)
+    noise = max(abs(statistics.median(samples[k][0::2]) - statistics.median(samples[k][1::2])) for k in wrong)
+    ratio, factor = bound("timing_ratio"), bound("timing_noise")
+    threshold = max(ratio * min(medians[k] for k in wrong), factor * noise)
+    strict = max(TIMING_THRESHOLD_RATIO * min(medians[k] for k in wrong), TIMING_NOISE_FACTOR * noise)
+    ok = statuses == {401} and spread < threshold
+    described = ", ".join(f"{k} {m:.0f} µs" for k, m in medians.items())
+    which = (f"short-run bound; the long run holds max({TIMING_THRESHOLD_RATIO:.0%}, {TIMING_NOISE_FACTOR} x noise)"
+             if OPTS.short else "strict bound")
+    row(f"timing: wrong tokens, {CFG['timing_rounds']} interleaved rounds",
+        f"all 401; medians of the 3 wrong-token kinds differ by < max({ratio:.0%}, {factor:g} x noise) [{which}]",
+        f"medians {described}; spread {spread:.1f} µs, noise {noise:.1f} µs, threshold {threshold:.1f} µs"
+        + (f" (strict threshold {strict:.1f} µs: {'met' if spread < strict else 'NOT met'})" if OPTS.short else ""), ok)
+
+
+def case_logs():
+    logs = [s.log_text() for s in SERVERS if os.path.exists(s.log)]
+    answers = TRANSCRIPT.text()
+    found = sorted({("token" if s.startswith("diary_") else "path" if "/" in s else "token hash") + where
+                    for s in SECRETS for where, text in ((" in an answer", answers), (" in a log", "\n".join(logs)))
+                    if s in text})
+    row("secrets: database paths, tokens and token hashes",
+        "in no answer and no server log line",
+        f"{len(SECRETS)} secrets searched in {len(TRANSCRIPT)} answers and {len(logs)} logs "
+        f"({sum(len(l) for l in logs)} bytes): {', '.join(found) or 'none found'}", not found)
+    # With binaries built under --sanitize=thread or address, their reports land in these logs.
+    alarms = sorted({m.group(0) for log in logs for m in re.finditer(
+        r"WARNING: ThreadSanitizer: [a-z -]+|ERROR: AddressSanitizer: [a-z-]+|Fatal error|runtime error|Segmentation fault", log)})
+    row("server logs: no crash, trap or sanitizer report", "none in any server's stderr",
+        f"{len(logs)} logs: {', '.join(alarms) or 'none'}", not alarms)
