@@ -2,6 +2,7 @@ import DiaryAPI
 import DiaryStore
 import Foundation
 import PostgresNIO
+import StoreKernel
 
 extension PostgresDiaryStore {
     public func diaries(viewerID: Int64?) throws(StoreError) -> [Diary] {
@@ -77,7 +78,7 @@ extension PostgresDiaryStore {
             (Int64, String, String, Int, Date, Date, String).self
         )
         return Diary(
-            id: id, owner: owner, title: title, defaultVisibility: try visibility(defaultVisibility, column: "diaries.default_visibility"),
+            id: id, owner: owner, title: title, defaultVisibility: try Visibility(stored: defaultVisibility, column: "diaries.default_visibility"),
             entryCount: count, created: created, updated: updated
         )
     }
@@ -100,7 +101,7 @@ extension PostgresDiaryStore {
         guard let (id, name, text) = try session.one((Int64, String, String).self, """
             SELECT d.user_id, u.name, d.default_visibility FROM diaries d JOIN users u ON u.user_id = d.user_id WHERE d.diary_id = $1
             """, [diaryID]) else { return nil }
-        return (id, name, try visibility(text, column: "diaries.default_visibility"))
+        return (id, name, try Visibility(stored: text, column: "diaries.default_visibility"))
     }
 
     /// Marks the diary as changed now, when one of its entries was written or deleted; for
@@ -126,12 +127,4 @@ extension PostgresDiaryStore {
         entry_count = a.entry_count + excluded.entry_count, public_count = a.public_count + excluded.public_count,
         updated = greatest(a.updated, excluded.updated), public_updated = greatest(a.public_updated, excluded.public_updated)
         """
-
-    /// A visibility column read back; the schema's CHECK keeps anything else out.
-    static func visibility(_ text: String, column: String) throws -> Visibility {
-        guard let visibility = Visibility(rawValue: text) else {
-            throw StoreError(.unavailable, .operation(column), detail: "\(column) holds \(text.prefix(40).debugDescription)")
-        }
-        return visibility
-    }
 }

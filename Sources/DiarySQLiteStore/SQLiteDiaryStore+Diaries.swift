@@ -76,7 +76,7 @@ extension SQLiteDiaryStore {
             id: row.decode(atIndex: 0),
             owner: row.decode(atIndex: 1),
             title: row.decode(atIndex: 2),
-            defaultVisibility: visibility(row.decode(atIndex: 6), column: "diaries.default_visibility"),
+            defaultVisibility: Visibility(stored: row.decode(atIndex: 6), column: "diaries.default_visibility"),
             entryCount: row.decode(atIndex: 3),
             created: date(row.decode(atIndex: 4), column: "diaries.created"),
             updated: date(row.decode(atIndex: 5), column: "diaries.updated"))
@@ -100,7 +100,7 @@ extension SQLiteDiaryStore {
             SELECT d.user_id, u.name, d.default_visibility FROM diaries d JOIN users u ON u.user_id = d.user_id WHERE d.diary_id = ?
             """)
         return try Row.fetchOne(statement, arguments: [diaryID]).map { row in
-            try (row.decode(atIndex: 0), row.decode(atIndex: 1), visibility(row.decode(atIndex: 2), column: "diaries.default_visibility"))
+            try (row.decode(atIndex: 0), row.decode(atIndex: 1), Visibility(stored: row.decode(atIndex: 2), column: "diaries.default_visibility"))
         }
     }
 

@@ -1,0 +1,58 @@
+import DiaryAPI
+import DiaryStore
+
+/// Who may list, read and change an entry, written once: each engine's SQL follows `listable`
+/// and `mayRead`, and its Swift checks call them.
+///
+/// - Anyone may list and read a public entry; only its owner (the owner of its diary) lists an
+///   unlisted or private one.
+/// - An unlisted entry is read by anyone with its id; a private one by its owner only: to
+///   anyone else it does not exist, as an id never used.
+/// - Only the owner changes an entry; anyone else is told `.forbidden`, unless the entry is
+///   private: then `.notFound`, since a 403 would tell that it exists.
+/// - What others see of counts and times counts public entries only (the diaries' `public_*`
+///   columns).
+public enum EntryAccess {
+    /// Whether `viewerID` (nil: anyone) may read an entry of `ownerID` with `visibility`.
+    public static func mayRead(_ visibility: Visibility, ownerID: Int64, viewerID: Int64?) -> Bool {
+        visibility != .private || ownerID == viewerID
+    }
+
+    /// The entries `viewerID` may list, as a condition on entries `e`: public ones, and all of
+    /// the viewer's own. `visibility = 'public'` is written out so that the indexes on public
+    /// entries serve it.
+    public static func listable(by viewerID: Int64?) -> SQLFragment {
+        guard let viewerID else { return "e.visibility = 'public'" }
+        return "(e.visibility = 'public' OR e.diary_id IN (SELECT diary_id FROM diaries WHERE user_id = \(viewerID)))"
+    }
+
+    /// The entry `userID` asks to change, from what the engine read of it (nil: no such
+    /// entry): its diary and visibility when `userID` owns it, else `.forbidden`, or `.notFound`
+    /// for a private one.
+    public static func ownedEntry(_ entryID: Int64, stored: StoredEntryOwner?, userID: Int64) throws(StoreError) -> OwnedEntry {
+        guard let stored else { throw StoreError(.notFound, .entry(entryID)) }
+        guard stored.ownerID == userID else {
+            throw StoreError(stored.visibility == .private ? .notFound : .forbidden, .entry(entryID))
+        }
+        return OwnedEntry(diaryID: stored.diaryID, visibility: stored.visibility)
+    }
+}
+
+/// What an engine reads of an entry to decide who may change it.
+public struct StoredEntryOwner: Sendable {
+    public var diaryID: Int64
+    public var ownerID: Int64
+    public var visibility: Visibility
+
+    public init(diaryID: Int64, ownerID: Int64, visibility: Visibility) {
+        self.diaryID = diaryID
+        self.ownerID = ownerID
+        self.visibility = visibility
+    }
+}
+
+/// An entry its caller owns, as stored before the change: where it is and who saw it.
+public struct OwnedEntry: Sendable {
+    public var diaryID: Int64
+    public var visibility: Visibility
+}
