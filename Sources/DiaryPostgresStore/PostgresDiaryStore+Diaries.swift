@@ -68,8 +68,8 @@ extension PostgresDiaryStore {
     /// counts every entry, anyone else the public ones. The counts are kept by `touchDiary` and
     /// `insertEntry` (see `diary_totals`).
     static let diaryColumns = """
-        SELECT d.diary_id, u.name, d.title, CASE WHEN d.user_id = $1 THEN d.entry_count ELSE d.public_count END,
-        d.created, CASE WHEN d.user_id = $1 THEN d.updated ELSE d.public_updated END, d.default_visibility
+        SELECT d.diary_id, u.name, d.title, \(EntryAccess.seen("d.entry_count", else: "d.public_count", owner: "d.user_id", viewer: "$1")),
+        d.created, \(EntryAccess.seen("d.updated", else: "d.public_updated", owner: "d.user_id", viewer: "$1")), d.default_visibility
         FROM diary_totals d JOIN users u ON u.user_id = d.user_id
         """
 

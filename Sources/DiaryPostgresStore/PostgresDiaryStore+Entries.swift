@@ -19,7 +19,7 @@ extension PostgresDiaryStore {
 
     public func lastModified(diaryID: Int64?, viewerID: Int64?) throws(StoreError) -> Date? {
         try statement(diaryID.map { .diary($0) } ?? .operation("diaries")) { session in
-            let seen = "CASE WHEN user_id = $1 THEN updated ELSE public_updated END"
+            let seen = EntryAccess.seen("updated", else: "public_updated", viewer: "$1")
             if let diaryID {
                 return try session.one((Date).self, "SELECT \(seen) FROM diary_totals WHERE diary_id = $2", [viewerID, diaryID])
             }
@@ -105,9 +105,10 @@ extension PostgresDiaryStore {
                 created = coalesce($4, created), updated = $5 WHERE entry_id = $6
                 """, [changes.title, changes.body, changes.visibility?.rawValue, changes.created.map(Self.wholeSeconds), now, id])
             if let tags = changes.tags { try Self.setTags(session, entryID: id, tags: tags, replacing: true) }
-            let publicly = stored.visibility == .public || changes.visibility == .public
-            let publicChange = changes.visibility.map { ($0 == .public ? 1 : 0) - (stored.visibility == .public ? 1 : 0) } ?? 0
-            try Self.touchDiary(session, id: stored.diaryID, now: now, publicly: publicly, publicEntries: publicChange)
+            try Self.touchDiary(
+                session, id: stored.diaryID, now: now, publicly: stored.changeIsPublic(becoming: changes.visibility),
+                publicEntries: stored.publicCountChange(becoming: changes.visibility)
+            )
             guard let entry = try Self.fetchEntry(session, id: id) else {
                 throw StoreError(.notFound, .entry(id))  // Unreachable: locked above, same transaction.
             }
@@ -121,8 +122,8 @@ extension PostgresDiaryStore {
             try EntryPreconditionCheck.verify(precondition, entryID: id) { try Self.fetchEntry(session, id: id) }
             try session.execute("DELETE FROM entries WHERE entry_id = $1", [id])
             try Self.touchDiary(
-                session, id: stored.diaryID, now: now(), publicly: stored.visibility == .public,
-                entries: -1, publicEntries: stored.visibility == .public ? -1 : 0
+                session, id: stored.diaryID, now: now(), publicly: stored.changeIsPublic(becoming: nil), entries: -1,
+                publicEntries: stored.publicCountChangeOnDelete
             )
         }
     }

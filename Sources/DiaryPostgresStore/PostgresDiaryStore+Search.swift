@@ -8,9 +8,8 @@ import StoreKernel
 
 extension PostgresDiaryStore {
     public func entries(_ query: EntryQuery) throws(StoreError) -> EntryResults {
-        let subject = query.diaryID.map { "entries of diary \($0)" } ?? "entries"
         let sql = EntryListSQL(query, dialect: PostgresEntryDialect.self)
-        return try read(.operation(subject)) { session in
+        return try read(query.subject) { session in
             // The count and the page come from the same snapshot: they agree.
             let total = try Self.count(session, query, sql)
             let rows = try session.query(sql.page.postgres).map(Self.entry(from:))
@@ -21,7 +20,7 @@ extension PostgresDiaryStore {
     /// The number of entries the filter finds, whatever the page: the diaries' counters (as
     /// the viewer sees them) when nothing but the diary narrows the list.
     private static func count(_ session: SQLSession, _ query: EntryQuery, _ sql: EntryListSQL) throws -> Int {
-        let seen = "CASE WHEN user_id = $1 THEN entry_count ELSE public_count END"
+        let seen = EntryAccess.seen("entry_count", else: "public_count", viewer: "$1")
         var diaryTotal: Int?
         if let diaryID = query.diaryID {
             guard let total = try session.one((Int).self, "SELECT \(seen) FROM diary_totals WHERE diary_id = $2", [query.viewerID, diaryID]) else {
@@ -29,8 +28,7 @@ extension PostgresDiaryStore {
             }
             diaryTotal = total
         }
-        let filter = query.filter
-        if filter.query == nil, filter.since == nil, filter.until == nil, filter.tags.isEmpty {
+        if sql.countedByDiaries {
             if let diaryTotal { return diaryTotal }
             return try session.one((Int).self, "SELECT coalesce(sum(\(seen)), 0)::bigint FROM diary_totals", [query.viewerID]) ?? 0
         }

@@ -2,6 +2,7 @@ import DiaryAPI
 import DiaryStore
 import Foundation
 import GRDB
+import StoreKernel
 
 extension SQLiteDiaryStore {
     public func diaries(viewerID: Int64?) throws(StoreError) -> [Diary] {
@@ -66,8 +67,8 @@ extension SQLiteDiaryStore {
     /// NULL) sees it: its owner counts every entry, anyone else the public ones. The counts are
     /// kept by the schema's triggers.
     static let diaryColumns = """
-        SELECT d.diary_id, u.name, d.title, CASE WHEN d.user_id = ? THEN d.entry_count ELSE d.public_count END,
-        d.created, CASE WHEN d.user_id = ? THEN d.updated ELSE d.public_updated END, d.default_visibility
+        SELECT d.diary_id, u.name, d.title, \(EntryAccess.seen("d.entry_count", else: "d.public_count", owner: "d.user_id", viewer: "?")),
+        d.created, \(EntryAccess.seen("d.updated", else: "d.public_updated", owner: "d.user_id", viewer: "?")), d.default_visibility
         FROM diaries d JOIN users u ON u.user_id = d.user_id
         """
 

@@ -17,7 +17,7 @@ extension SQLiteDiaryStore {
 
     public func lastModified(diaryID: Int64?, viewerID: Int64?) throws(StoreError) -> Date? {
         try read(diaryID.map { .diary($0) } ?? .operation("diaries")) { db in
-            let seen = "CASE WHEN user_id = ? THEN updated ELSE public_updated END"
+            let seen = EntryAccess.seen("updated", else: "public_updated", viewer: "?")
             let text: String?
             if let diaryID {
                 let statement = try db.cachedStatement(sql: "SELECT \(seen) FROM diaries WHERE diary_id = ?")
@@ -74,8 +74,7 @@ extension SQLiteDiaryStore {
                     now.text, id,
                 ])
             if let tags = changes.tags { try Self.setTags(db, entryID: id, tags: tags, replacing: true) }
-            let publicly = stored.visibility == .public || changes.visibility == .public
-            try Self.touchDiary(db, id: stored.diaryID, now: now.text, publicly: publicly)
+            try Self.touchDiary(db, id: stored.diaryID, now: now.text, publicly: stored.changeIsPublic(becoming: changes.visibility))
             guard let entry = try Self.fetchEntry(db, id: id) else {
                 throw StoreError(.notFound, .entry(id))  // Unreachable: checked above, same transaction.
             }
@@ -88,7 +87,7 @@ extension SQLiteDiaryStore {
             let stored = try Self.ownedEntry(db, entryID: id, userID: userID)
             try EntryPreconditionCheck.verify(precondition, entryID: id) { try Self.fetchEntry(db, id: id) }
             try db.cachedStatement(sql: "DELETE FROM entries WHERE entry_id = ?").execute(arguments: [id])
-            try Self.touchDiary(db, id: stored.diaryID, now: now().text, publicly: stored.visibility == .public)
+            try Self.touchDiary(db, id: stored.diaryID, now: now().text, publicly: stored.changeIsPublic(becoming: nil))
         }
     }
 }

@@ -8,9 +8,8 @@ import StoreKernel
 
 extension SQLiteDiaryStore {
     public func entries(_ query: EntryQuery) throws(StoreError) -> EntryResults {
-        let subject = query.diaryID.map { "entries of diary \($0)" } ?? "entries"
         let sql = EntryListSQL(query, dialect: SQLiteEntryDialect.self)
-        return try read(.operation(subject)) { db in
+        return try read(query.subject) { db in
             // The count and the page come from the same read transaction: they agree.
             let total = try Self.count(db, query, sql)
             let page = sql.page.sqlite
@@ -24,7 +23,7 @@ extension SQLiteDiaryStore {
     /// The number of entries the filter finds, whatever the page: the diaries' counters (as
     /// the viewer sees them) when nothing but the diary narrows the list.
     private static func count(_ db: Database, _ query: EntryQuery, _ sql: EntryListSQL) throws -> Int {
-        let seen = "CASE WHEN user_id = ? THEN entry_count ELSE public_count END"
+        let seen = EntryAccess.seen("entry_count", else: "public_count", viewer: "?")
         var diaryTotal: Int?
         if let diaryID = query.diaryID {
             let count = try db.cachedStatement(sql: "SELECT \(seen) FROM diaries WHERE diary_id = ?")
@@ -33,8 +32,7 @@ extension SQLiteDiaryStore {
             }
             diaryTotal = total
         }
-        let filter = query.filter
-        if filter.query == nil, filter.since == nil, filter.until == nil, filter.tags.isEmpty {
+        if sql.countedByDiaries {
             if let diaryTotal { return diaryTotal }
             return try Int.fetchOne(db.cachedStatement(sql: "SELECT coalesce(sum(\(seen)), 0) FROM diaries"), arguments: [query.viewerID]) ?? 0
         }

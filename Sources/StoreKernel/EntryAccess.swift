@@ -26,6 +26,13 @@ public enum EntryAccess {
         return "(e.visibility = 'public' OR e.diary_id IN (SELECT diary_id FROM diaries WHERE user_id = \(viewerID)))"
     }
 
+    /// A diary's count or time as a viewer sees it, as an SQL expression: its owner (the diary
+    /// column `owner` equal to `viewer`, the statement's placeholder for the viewer's id, NULL
+    /// for anyone) sees `whole`, anyone else `publicOnly`, which counts public entries only.
+    public static func seen(_ whole: String, else publicOnly: String, owner: String = "user_id", viewer: String) -> String {
+        "CASE WHEN \(owner) = \(viewer) THEN \(whole) ELSE \(publicOnly) END"
+    }
+
     /// The entry `userID` asks to change, from what the engine read of it (nil: no such
     /// entry): its diary and visibility when `userID` owns it, else `.forbidden`, or `.notFound`
     /// for a private one.
@@ -55,4 +62,19 @@ public struct StoredEntryOwner: Sendable {
 public struct OwnedEntry: Sendable {
     public var diaryID: Int64
     public var visibility: Visibility
+
+    /// Whether others see a change that leaves the entry `becoming` (nil: as it is; a
+    /// deletion is a change to nothing public): they do when it was public or becomes public,
+    /// and then its diary's public `updated` moves.
+    public func changeIsPublic(becoming: Visibility?) -> Bool {
+        visibility == .public || becoming == .public
+    }
+
+    /// How much a change to `becoming` (nil: as it is) moves the diary's count of public entries.
+    public func publicCountChange(becoming: Visibility?) -> Int {
+        becoming.map { ($0 == .public ? 1 : 0) - (visibility == .public ? 1 : 0) } ?? 0
+    }
+
+    /// How much deleting the entry moves the diary's count of public entries.
+    public var publicCountChangeOnDelete: Int { visibility == .public ? -1 : 0 }
 }

@@ -43,6 +43,9 @@ public struct EntryListSQL: Sendable {
     public let ranked: Bool
     public let limit: Int
     public let offset: Int
+    /// True when nothing but the diary narrows the list: the diaries' counters, as the viewer
+    /// sees them, are the total, and `count` need not run.
+    public let countedByDiaries: Bool
     public let count: SQLFragment
     public let page: SQLFragment
 
@@ -51,6 +54,8 @@ public struct EntryListSQL: Sendable {
         limit = max(query.page.perPage, 0)
         ranked = !search.indexed.isEmpty && query.filter.effectiveOrder == .relevance
         offset = Self.offset(query, limit: limit, ranked: ranked)
+        let filter = query.filter
+        countedByDiaries = filter.query == nil && filter.since == nil && filter.until == nil && filter.tags.isEmpty
         let conditions = Self.conditions(query, search, Dialect.self)
         var filtered = conditions
         if let match = Dialect.indexMatch(search, viewerID: query.viewerID) { filtered.append(match) }
