@@ -56,16 +56,8 @@ extension PostgresDiaryStore {
 
     public func entries(afterID: Int64?, limit: Int, ownerID: Int64?) throws(StoreError) -> [Entry] {
         try statement(.operation("entries after \(afterID ?? 0)")) { session in
-            if let ownerID {
-                return try session.query(
-                    "\(Self.entryColumns) WHERE e.entry_id > $1 AND d.user_id = $2 ORDER BY e.entry_id LIMIT $3",
-                    [afterID ?? 0, ownerID, max(limit, 0)]
-                ).map(Self.entry(from:))
-            }
-            return try session.query(
-                "\(Self.entryColumns) WHERE e.entry_id > $1 AND e.visibility = 'public' ORDER BY e.entry_id LIMIT $2",
-                [afterID ?? 0, max(limit, 0)]
-            ).map(Self.entry(from:))
+            let batch = EntryListSQL.exportBatch(afterID: afterID, limit: limit, ownerID: ownerID, dialect: PostgresEntryDialect.self)
+            return try session.query(batch.postgres).map(Self.entry(from:))
         }
     }
 

@@ -68,10 +68,8 @@ extension SQLiteDiaryStore {
 
     public func entries(afterID: Int64?, limit: Int, ownerID: Int64?) throws(StoreError) -> [Entry] {
         try read(.operation("entries after \(afterID ?? 0)")) { db in
-            let whose = ownerID == nil ? "e.visibility = 'public'" : "d.user_id = ?"
-            let statement = try db.cachedStatement(sql: "\(Self.entryColumns) WHERE e.entry_id > ? AND \(whose) ORDER BY e.entry_id LIMIT ?")
-            let arguments: StatementArguments = ownerID.map { [afterID ?? 0, $0, max(limit, 0)] } ?? [afterID ?? 0, max(limit, 0)]
-            return try Row.fetchAll(statement, arguments: arguments).map(Self.entry(from:))
+            let batch = EntryListSQL.exportBatch(afterID: afterID, limit: limit, ownerID: ownerID, dialect: SQLiteEntryDialect.self).sqlite
+            return try Row.fetchAll(db.cachedStatement(sql: batch.sql), arguments: batch.arguments).map(Self.entry(from:))
         }
     }
 

@@ -105,3 +105,14 @@ public struct EntryListSQL: Sendable {
         }
     }
 }
+
+extension EntryListSQL {
+    /// One batch of an export, by id after `afterID` (nil: from the first), at most `limit`:
+    /// all of `ownerID`'s entries, whatever their visibility, or every public entry when nil.
+    public static func exportBatch<Dialect: EntrySQLDialect>(
+        afterID: Int64?, limit: Int, ownerID: Int64?, dialect: Dialect.Type
+    ) -> SQLFragment {
+        let whose: SQLFragment = ownerID.map { "d.user_id = \($0)" } ?? "e.visibility = 'public'"
+        return "\(sql: Dialect.entryColumns) WHERE e.entry_id > \(afterID ?? 0) AND \(whose) ORDER BY e.entry_id LIMIT \(max(limit, 0))"
+    }
+}
