@@ -44,10 +44,8 @@ extension PostgresDiaryStore {
     public func updateDiary(id: Int64, userID: Int64, title: String?, defaultVisibility: Visibility?) throws(StoreError) -> Diary {
         try write(.diary(id)) { session in
             // Locked: a concurrent change of the same diary waits for this one.
-            guard let owner = try session.one((Int64).self, "SELECT user_id FROM diaries WHERE diary_id = $1 FOR UPDATE", [id]) else {
-                throw StoreError(.notFound, .diary(id))
-            }
-            guard owner == userID else { throw StoreError(.forbidden, .diary(id)) }
+            let owner = try session.one((Int64).self, "SELECT user_id FROM diaries WHERE diary_id = $1 FOR UPDATE", [id])
+            _ = try EntryAccess.ownedDiary(id, stored: owner, userID: userID) { $0 }
             // Everyone sees a diary's title and default: the change moves what they see too.
             try session.execute("""
                 UPDATE diaries SET title = coalesce($1, title), default_visibility = coalesce($2, default_visibility),

@@ -238,12 +238,7 @@ extension PostgresDiaryStore {
         _ session: SQLSession, userID: Int64, diaryID: Int64?, now: Date
     ) throws -> (id: Int64, author: String, defaultVisibility: Visibility) {
         if let diaryID {
-            guard let owner = try diaryOwner(session, diaryID: diaryID) else {
-                throw StoreError(.notFound, .diary(diaryID))
-            }
-            guard owner.id == userID else {
-                throw StoreError(.forbidden, .diary(diaryID))
-            }
+            let owner = try EntryAccess.ownedDiary(diaryID, stored: diaryOwner(session, diaryID: diaryID), userID: userID) { $0.id }
             return (diaryID, owner.name, owner.defaultVisibility)
         }
         func firstDiary() throws -> (Int64, String)? {

@@ -44,8 +44,7 @@ extension SQLiteDiaryStore {
 
     public func updateDiary(id: Int64, userID: Int64, title: String?, defaultVisibility: Visibility?) throws(StoreError) -> Diary {
         try write(.diary(id)) { db in
-            guard let owner = try Self.diaryOwner(db, diaryID: id) else { throw StoreError(.notFound, .diary(id)) }
-            guard owner.id == userID else { throw StoreError(.forbidden, .diary(id)) }
+            _ = try EntryAccess.ownedDiary(id, stored: Self.diaryOwner(db, diaryID: id), userID: userID) { $0.id }
             let now = now().text
             // Everyone sees a diary's title and default: the change moves what they see too.
             try db.cachedStatement(sql: """

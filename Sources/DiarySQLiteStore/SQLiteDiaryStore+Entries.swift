@@ -154,12 +154,7 @@ extension SQLiteDiaryStore {
         _ db: Database, userID: Int64, diaryID: Int64?, now: String
     ) throws -> (id: Int64, author: String, defaultVisibility: Visibility) {
         if let diaryID {
-            guard let owner = try diaryOwner(db, diaryID: diaryID) else {
-                throw StoreError(.notFound, .diary(diaryID))
-            }
-            guard owner.id == userID else {
-                throw StoreError(.forbidden, .diary(diaryID))
-            }
+            let owner = try EntryAccess.ownedDiary(diaryID, stored: diaryOwner(db, diaryID: diaryID), userID: userID) { $0.id }
             return (diaryID, owner.name, owner.defaultVisibility)
         }
         guard let name = try userName(db, id: userID) else {

@@ -26,6 +26,16 @@ public enum EntryAccess {
         return "(e.visibility = 'public' OR e.diary_id IN (SELECT diary_id FROM diaries WHERE user_id = \(viewerID)))"
     }
 
+    /// The diary `userID` asks to write to, as the engine read it (nil: no such diary), when
+    /// `ownerID` of it is `userID`: else `.notFound`, or `.forbidden` for another user's.
+    public static func ownedDiary<Stored>(
+        _ diaryID: Int64, stored: Stored?, userID: Int64, ownerID: (Stored) -> Int64
+    ) throws(StoreError) -> Stored {
+        guard let stored else { throw StoreError(.notFound, .diary(diaryID)) }
+        guard ownerID(stored) == userID else { throw StoreError(.forbidden, .diary(diaryID)) }
+        return stored
+    }
+
     /// A diary's count or time as a viewer sees it, as an SQL expression: its owner (the diary
     /// column `owner` equal to `viewer`, the statement's placeholder for the viewer's id, NULL
     /// for anyone) sees `whole`, anyone else `publicOnly`, which counts public entries only.

@@ -23,6 +23,12 @@ import Testing
         #expect(throws: StoreError(.notFound, .entry(3))) { try EntryAccess.ownedEntry(3, stored: nil, userID: 1) }
     }
 
+    @Test func onlyTheOwnerWritesToADiary() throws {
+        #expect(try EntryAccess.ownedDiary(5, stored: Int64(1), userID: 1) { $0 } == 1)
+        #expect(throws: StoreError(.forbidden, .diary(5))) { try EntryAccess.ownedDiary(5, stored: Int64(2), userID: 1) { $0 } }
+        #expect(throws: StoreError(.notFound, .diary(5))) { try EntryAccess.ownedDiary(5, stored: Int64?.none, userID: 1) { $0 } }
+    }
+
     @Test func listableNamesTheViewerAsAValue() {
         #expect(EntryAccess.listable(by: nil).rendered { _ in "?" }.values.isEmpty)
         let own = EntryAccess.listable(by: 9).rendered { "$\($0)" }
