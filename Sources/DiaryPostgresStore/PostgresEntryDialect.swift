@@ -29,7 +29,7 @@ enum PostgresEntryDialect: EntrySQLDialect {
 
     static func termConditions(_ search: TermSearch) -> [SQLFragment] {
         search.terms.map { term in
-            if term.count >= 3 {
+            if search.isIndexed(term) {
                 let pattern = likePattern(term)
                 return "(lower(e.title) LIKE lower(\(pattern)) OR lower(e.body) LIKE lower(\(pattern)))"
             }

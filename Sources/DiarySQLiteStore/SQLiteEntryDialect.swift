@@ -14,7 +14,7 @@ enum SQLiteEntryDialect: EntrySQLDialect {
     static let noRow = "0"
 
     static func termConditions(_ search: TermSearch) -> [SQLFragment] {
-        search.terms.filter { $0.count < 3 }.map { term in
+        search.terms.filter { !search.isIndexed($0) }.map { term in
             "instr(lower(e.title || ' ' || e.body), lower(\(term))) > 0"
         }
     }

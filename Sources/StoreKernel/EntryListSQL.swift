@@ -9,6 +9,9 @@ public protocol EntrySQLDialect {
     /// "SELECT … FROM entries e JOIN …": an entry's columns with its author and tags, which
     /// the engine's row decoder reads.
     static var entryColumns: String { get }
+    /// The fewest characters a term needs for the engine's term index to hold it (3 for
+    /// trigrams); shorter terms are scanned, and only indexed terms rank a search.
+    static var shortestIndexedTerm: Int { get }
     /// A condition no row meets (a searched term holding a NUL).
     static var noRow: String { get }
     /// The conditions the searched terms put on entries `e`, in the count and on every page.
@@ -21,18 +24,33 @@ public protocol EntrySQLDialect {
     static func rankedPage(_ search: TermSearch, conditions: [SQLFragment], viewerID: Int64?, window: SQLFragment) -> SQLFragment
 }
 
+extension EntrySQLDialect {
+    public static var shortestIndexedTerm: Int { 3 }
+}
+
 /// The terms of a search, sorted by what the indexes can do with them.
 public struct TermSearch: Sendable {
     public let terms: [String]
-    /// Terms of 3 or more characters without a NUL: a trigram index holds them.
+    /// The terms the index holds: long enough, and without a NUL.
     public let indexed: [String]
     /// A term holds a NUL: no title or body does (the API refuses them), so nothing matches.
     public let matchesNothing: Bool
+    let shortestIndexed: Int
 
-    public init(_ terms: [String]) {
+    public init(_ terms: [String], shortestIndexed: Int = 3) {
         self.terms = terms
-        indexed = terms.filter { $0.count >= 3 && !$0.contains("\0") }
+        self.shortestIndexed = shortestIndexed
+        indexed = terms.filter { Self.isIndexed($0, shortest: shortestIndexed) }
         matchesNothing = terms.contains { $0.contains("\0") }
+    }
+
+    /// Whether the index can find `term` (else it is scanned for).
+    public func isIndexed(_ term: String) -> Bool {
+        Self.isIndexed(term, shortest: shortestIndexed)
+    }
+
+    static func isIndexed(_ term: String, shortest: Int) -> Bool {
+        term.count >= shortest && !term.contains("\0")
     }
 }
 
@@ -50,7 +68,7 @@ public struct EntryListSQL: Sendable {
     public let page: SQLFragment
 
     public init<Dialect: EntrySQLDialect>(_ query: EntryQuery, dialect: Dialect.Type) {
-        let search = TermSearch(query.filter.terms)
+        let search = TermSearch(query.filter.terms, shortestIndexed: Dialect.shortestIndexedTerm)
         limit = max(query.page.perPage, 0)
         ranked = !search.indexed.isEmpty && query.filter.effectiveOrder == .relevance
         offset = Self.offset(query, limit: limit, ranked: ranked)
