@@ -7,7 +7,7 @@ import PackageDescription
 // Dependency arrows point one way (CONTRIBUTING.md draws them):
 //   executables → DiaryServer, DiaryClient, DiaryBrowser → DiaryTerminal, MicroHTTPDServer, DiarySQLiteStore,
 //   DiaryPostgresStore
-//   → DiaryAPI, DiaryStore, HTTPCore, APITokens, SearchSnippets
+//   → DiaryAPI, DiaryStore, HTTPCore, APITokens, StoreKernel
 //   → ByteEncodings and the modules that wrap C (MicroHTTPDServer, TCPSockets, ProcessControl, Terminal).
 let package = Package(
     name: "Diary",
@@ -59,19 +59,23 @@ let package = Package(
         .target(name: "APITokens", dependencies: [
             "DiaryStore", "ByteEncodings", .product(name: "Crypto", package: "swift-crypto"),
         ]),
-        /// What every store makes of the rows it read: the page, its next position and the search snippets.
-        .target(name: "SearchSnippets", dependencies: ["DiaryAPI", "DiaryStore"]),
+        /// The store's rules that do not depend on the engine, written once for SQLite and PostgreSQL:
+        /// who may list and read an entry, preconditions and idempotency keys, the import plan,
+        /// the one builder of entry-list SQL (over each engine's dialect), and the page and
+        /// snippets made of the rows read. "Kernel" because an engine is this plus its
+        /// transactions, pool, schema and dialect: a rule added for a new feature goes here once.
+        .target(name: "StoreKernel", dependencies: ["DiaryAPI", "DiaryStore"]),
         /// `DiaryStore` on an SQLite file through GRDB.
         .target(
             name: "DiarySQLiteStore",
-            dependencies: ["DiaryStore", "DiaryAPI", "SearchSnippets", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["DiaryStore", "DiaryAPI", "StoreKernel", .product(name: "GRDB", package: "GRDB.swift")],
             resources: [.embedInCode("schema.sql"), .embedInCode("schema-v2.sql")]
         ),
         /// `DiaryStore` on a PostgreSQL server through postgres-nio, with blocking calls for the
         /// server's worker threads and its schema in versioned migrations (`db/postgres/`).
         .target(
             name: "DiaryPostgresStore",
-            dependencies: ["DiaryStore", "DiaryAPI", "SearchSnippets", .product(name: "PostgresNIO", package: "postgres-nio")],
+            dependencies: ["DiaryStore", "DiaryAPI", "StoreKernel", .product(name: "PostgresNIO", package: "postgres-nio")],
             resources: [.embedInCode("postgres-v1.sql"), .embedInCode("postgres-v2.sql"), .embedInCode("postgres-v3.sql")]
         ),
 
@@ -141,14 +145,14 @@ let package = Package(
         ]),
         /// What only the SQLite engine has: files, pragmas, query plans, group commit, migrations.
         .testTarget(name: "DiarySQLiteStoreTests", dependencies: [
-            "StoreTestSupport", "DiarySQLiteStore", "DiaryStore", "DiaryAPI", "APITokens", .product(name: "GRDB", package: "GRDB.swift"),
+            "StoreTestSupport", "DiarySQLiteStore", "DiaryStore", "DiaryAPI", "APITokens", "StoreKernel", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         /// What only the PostgreSQL engine has: URLs and passwords, migrations under concurrency,
         /// its pool, lost connections, query plans (the server ones need DIARY_TEST_POSTGRES_URL).
         .testTarget(name: "DiaryPostgresStoreTests", dependencies: [
             "StoreTestSupport", "DiaryPostgresStore", "DiaryStore", "DiaryAPI", "APITokens",
         ]),
-        .testTarget(name: "SearchSnippetsTests", dependencies: ["SearchSnippets", "DiaryAPI"]),
+        .testTarget(name: "StoreKernelTests", dependencies: ["StoreKernel", "DiaryStore", "DiaryAPI"]),
         .testTarget(name: "DiaryServerTests", dependencies: [
             "DiaryServer", "DiaryPages", "DiarySQLiteStore", "DiaryPostgresStore", "DiaryStore", "DiaryAPI", "HTTPCore", "APITokens",
             "ByteEncodings", "StoreTestSupport", .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -2,6 +2,7 @@ import DiaryAPI
 import DiaryStore
 import Foundation
 import PostgresNIO
+import StoreKernel
 
 /// Making and removing whole databases on a server: for tests (a fresh database each) and for
 /// setting up a server. The URL names the database to connect to while doing it (`postgres`).
@@ -59,10 +60,11 @@ extension PostgresDiaryStore {
     /// The plan PostgreSQL makes for the page query of `query`, after `SET LOCAL` of each of
     /// `settings` (such as `enable_seqscan = off`): for tests.
     func queryPlan(for query: EntryQuery, settings: [String] = []) throws(StoreError) -> String {
-        let sql = PostgresEntrySQL(query)
+        let page = EntryListSQL(query, dialect: PostgresEntryDialect.self).page
+        let explain: SQLFragment = "EXPLAIN \(page)"
         return try read(.operation("query plan")) { session in
             for setting in settings { try session.execute("SET LOCAL \(setting)") }
-            return try session.query("EXPLAIN \(sql.select)", sql.selectArguments)
+            return try session.query(explain.postgres)
                 .map { try $0.decode(String.self) }.joined(separator: "\n")
         }
     }

@@ -2,6 +2,7 @@ import DiaryAPI
 import DiaryStore
 import Foundation
 import PostgresNIO
+import StoreKernel
 
 extension PostgresDiaryStore {
     public func diaries(viewerID: Int64?) throws(StoreError) -> [Diary] {
@@ -43,10 +44,8 @@ extension PostgresDiaryStore {
     public func updateDiary(id: Int64, userID: Int64, title: String?, defaultVisibility: Visibility?) throws(StoreError) -> Diary {
         try write(.diary(id)) { session in
             // Locked: a concurrent change of the same diary waits for this one.
-            guard let owner = try session.one((Int64).self, "SELECT user_id FROM diaries WHERE diary_id = $1 FOR UPDATE", [id]) else {
-                throw StoreError(.notFound, .diary(id))
-            }
-            guard owner == userID else { throw StoreError(.forbidden, .diary(id)) }
+            let owner = try session.one((Int64).self, "SELECT user_id FROM diaries WHERE diary_id = $1 FOR UPDATE", [id])
+            _ = try EntryAccess.ownedDiary(id, stored: owner, userID: userID) { $0 }
             // Everyone sees a diary's title and default: the change moves what they see too.
             try session.execute("""
                 UPDATE diaries SET title = coalesce($1, title), default_visibility = coalesce($2, default_visibility),
@@ -67,8 +66,8 @@ extension PostgresDiaryStore {
     /// counts every entry, anyone else the public ones. The counts are kept by `touchDiary` and
     /// `insertEntry` (see `diary_totals`).
     static let diaryColumns = """
-        SELECT d.diary_id, u.name, d.title, CASE WHEN d.user_id = $1 THEN d.entry_count ELSE d.public_count END,
-        d.created, CASE WHEN d.user_id = $1 THEN d.updated ELSE d.public_updated END, d.default_visibility
+        SELECT d.diary_id, u.name, d.title, \(EntryAccess.seen("d.entry_count", else: "d.public_count", owner: "d.user_id", viewer: "$1")),
+        d.created, \(EntryAccess.seen("d.updated", else: "d.public_updated", owner: "d.user_id", viewer: "$1")), d.default_visibility
         FROM diary_totals d JOIN users u ON u.user_id = d.user_id
         """
 
@@ -77,7 +76,7 @@ extension PostgresDiaryStore {
             (Int64, String, String, Int, Date, Date, String).self
         )
         return Diary(
-            id: id, owner: owner, title: title, defaultVisibility: try visibility(defaultVisibility, column: "diaries.default_visibility"),
+            id: id, owner: owner, title: title, defaultVisibility: try Visibility(stored: defaultVisibility, column: "diaries.default_visibility"),
             entryCount: count, created: created, updated: updated
         )
     }
@@ -100,7 +99,7 @@ extension PostgresDiaryStore {
         guard let (id, name, text) = try session.one((Int64, String, String).self, """
             SELECT d.user_id, u.name, d.default_visibility FROM diaries d JOIN users u ON u.user_id = d.user_id WHERE d.diary_id = $1
             """, [diaryID]) else { return nil }
-        return (id, name, try visibility(text, column: "diaries.default_visibility"))
+        return (id, name, try Visibility(stored: text, column: "diaries.default_visibility"))
     }
 
     /// Marks the diary as changed now, when one of its entries was written or deleted; for
@@ -126,12 +125,4 @@ extension PostgresDiaryStore {
         entry_count = a.entry_count + excluded.entry_count, public_count = a.public_count + excluded.public_count,
         updated = greatest(a.updated, excluded.updated), public_updated = greatest(a.public_updated, excluded.public_updated)
         """
-
-    /// A visibility column read back; the schema's CHECK keeps anything else out.
-    static func visibility(_ text: String, column: String) throws -> Visibility {
-        guard let visibility = Visibility(rawValue: text) else {
-            throw StoreError(.unavailable, .operation(column), detail: "\(column) holds \(text.prefix(40).debugDescription)")
-        }
-        return visibility
-    }
 }

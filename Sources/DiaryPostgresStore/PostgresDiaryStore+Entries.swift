@@ -2,6 +2,7 @@ import DiaryAPI
 import DiaryStore
 import Foundation
 import PostgresNIO
+import StoreKernel
 
 extension PostgresDiaryStore {
     public func entry(id: Int64, viewerID: Int64?) throws(StoreError) -> Entry? {
@@ -10,14 +11,15 @@ extension PostgresDiaryStore {
         }
     }
 
-    /// The entry $1 as viewer $2 (NULL: anyone) sees it: a private entry exists for its owner only.
+    /// The entry $1 as viewer $2 (NULL: anyone) sees it: a private entry exists for its owner
+    /// only (`EntryAccess.mayRead`, in SQL, so that the read stays one prepared statement).
     static let visibleEntrySQL = PreparedSQL(
         "\(entryColumns) WHERE e.entry_id = $1::bigint AND (e.visibility <> 'private' OR d.user_id = $2::bigint)"
     )
 
     public func lastModified(diaryID: Int64?, viewerID: Int64?) throws(StoreError) -> Date? {
         try statement(diaryID.map { .diary($0) } ?? .operation("diaries")) { session in
-            let seen = "CASE WHEN user_id = $1 THEN updated ELSE public_updated END"
+            let seen = EntryAccess.seen("updated", else: "public_updated", viewer: "$1")
             if let diaryID {
                 return try session.one((Date).self, "SELECT \(seen) FROM diary_totals WHERE diary_id = $2", [viewerID, diaryID])
             }
@@ -95,17 +97,18 @@ extension PostgresDiaryStore {
 
     public func updateEntry(id: Int64, userID: Int64, changes: EntryChanges, precondition: EntryPrecondition?) throws(StoreError) -> Entry {
         try write(.entry(id)) { session in
-            let stored = try Self.lockEntry(session, entryID: id, userID: userID)
-            try Self.check(precondition, entryID: id, session)
+            let stored = try Self.ownedEntry(session, entryID: id, userID: userID)
+            try EntryPreconditionCheck.verify(precondition, entryID: id) { try Self.fetchEntry(session, id: id) }
             let now = now()
             try session.execute("""
                 UPDATE entries SET title = coalesce($1, title), body = coalesce($2, body), visibility = coalesce($3, visibility),
                 created = coalesce($4, created), updated = $5 WHERE entry_id = $6
                 """, [changes.title, changes.body, changes.visibility?.rawValue, changes.created.map(Self.wholeSeconds), now, id])
             if let tags = changes.tags { try Self.setTags(session, entryID: id, tags: tags, replacing: true) }
-            let publicly = stored.visibility == .public || changes.visibility == .public
-            let publicChange = changes.visibility.map { ($0 == .public ? 1 : 0) - (stored.visibility == .public ? 1 : 0) } ?? 0
-            try Self.touchDiary(session, id: stored.diaryID, now: now, publicly: publicly, publicEntries: publicChange)
+            try Self.touchDiary(
+                session, id: stored.diaryID, now: now, publicly: stored.changeIsPublic(becoming: changes.visibility),
+                publicEntries: stored.publicCountChange(becoming: changes.visibility)
+            )
             guard let entry = try Self.fetchEntry(session, id: id) else {
                 throw StoreError(.notFound, .entry(id))  // Unreachable: locked above, same transaction.
             }
@@ -115,12 +118,12 @@ extension PostgresDiaryStore {
 
     public func deleteEntry(id: Int64, userID: Int64, precondition: EntryPrecondition?) throws(StoreError) {
         try write(.entry(id)) { session in
-            let stored = try Self.lockEntry(session, entryID: id, userID: userID)
-            try Self.check(precondition, entryID: id, session)
+            let stored = try Self.ownedEntry(session, entryID: id, userID: userID)
+            try EntryPreconditionCheck.verify(precondition, entryID: id) { try Self.fetchEntry(session, id: id) }
             try session.execute("DELETE FROM entries WHERE entry_id = $1", [id])
             try Self.touchDiary(
-                session, id: stored.diaryID, now: now(), publicly: stored.visibility == .public,
-                entries: -1, publicEntries: stored.visibility == .public ? -1 : 0
+                session, id: stored.diaryID, now: now(), publicly: stored.changeIsPublic(becoming: nil), entries: -1,
+                publicEntries: stored.publicCountChangeOnDelete
             )
         }
     }
@@ -148,7 +151,7 @@ extension PostgresDiaryStore {
         return Entry(
             id: id, diaryID: diaryID, author: author, title: title, body: body, created: created, updated: updated,
             // Sorted here, as SQLite's store does, rather than by the database's collation.
-            tags: tags.sorted(), visibility: try Self.visibility(visibility, column: "entries.visibility")
+            tags: tags.sorted(), visibility: try Visibility(stored: visibility, column: "entries.visibility")
         )
     }
 
@@ -199,7 +202,7 @@ extension PostgresDiaryStore {
         try session?.wait(answer)
         guard let row = answer.rows?.first else { return nil }
         let (id, diaryID, author, text) = try row.decode((Int64, Int64, String, String).self)
-        return InsertedEntry(id: id, diaryID: diaryID, author: author, visibility: try visibility(text, column: "entries.visibility"))
+        return InsertedEntry(id: id, diaryID: diaryID, author: author, visibility: try Visibility(stored: text, column: "entries.visibility"))
     }
 
     /// `insertEntry`'s statement: $1 the user, $2 the diary (NULL: the user's first), $3 the
@@ -235,12 +238,7 @@ extension PostgresDiaryStore {
         _ session: SQLSession, userID: Int64, diaryID: Int64?, now: Date
     ) throws -> (id: Int64, author: String, defaultVisibility: Visibility) {
         if let diaryID {
-            guard let owner = try diaryOwner(session, diaryID: diaryID) else {
-                throw StoreError(.notFound, .diary(diaryID))
-            }
-            guard owner.id == userID else {
-                throw StoreError(.forbidden, .diary(diaryID))
-            }
+            let owner = try EntryAccess.ownedDiary(diaryID, stored: diaryOwner(session, diaryID: diaryID), userID: userID) { $0.id }
             return (diaryID, owner.name, owner.defaultVisibility)
         }
         func firstDiary() throws -> (Int64, String)? {
@@ -254,38 +252,26 @@ extension PostgresDiaryStore {
             throw StoreError(.notFound, .user(userID))
         }
         if let (id, text) = try firstDiary() {
-            return (id, name, try visibility(text, column: "diaries.default_visibility"))
+            return (id, name, try Visibility(stored: text, column: "diaries.default_visibility"))
         }
         try session.execute("SELECT 1 FROM users WHERE user_id = $1 FOR UPDATE", [userID])
         if let (id, text) = try firstDiary() {
-            return (id, name, try visibility(text, column: "diaries.default_visibility"))
+            return (id, name, try Visibility(stored: text, column: "diaries.default_visibility"))
         }
-        return (try insertDiary(session, ownerID: userID, title: firstDiaryTitle(of: name), defaultVisibility: .public, now: now), name, .public)
+        return (try insertDiary(session, ownerID: userID, title: Diary.firstTitle(of: name), defaultVisibility: .public, now: now), name, .public)
     }
 
-    /// Throws `.preconditionFailed` unless `precondition` (if any) holds for the entry as stored.
-    static func check(_ precondition: EntryPrecondition?, entryID: Int64, _ session: SQLSession) throws {
-        guard let precondition else { return }
-        guard let entry = try fetchEntry(session, id: entryID), precondition(entry) else {
-            throw StoreError(.preconditionFailed, .entry(entryID))
-        }
-    }
-
-    /// Locks the entry's row for the rest of the transaction (a concurrent update or delete of
-    /// it waits, then sees this one's result), and answers its diary and visibility when
-    /// `userID` owns it. Otherwise `.forbidden`, or `.notFound` when there is no such entry or
-    /// it is private: to anyone but its owner a private entry does not exist.
-    static func lockEntry(_ session: SQLSession, entryID: Int64, userID: Int64) throws -> (diaryID: Int64, visibility: Visibility) {
-        guard let (diaryID, ownerID, text) = try session.one((Int64, Int64, String).self, """
+    /// The entry's diary and visibility when `userID` owns it (`EntryAccess.ownedEntry`: else
+    /// `.forbidden`, or `.notFound` for a private one or no such entry). Locks the entry's row
+    /// for the rest of the transaction: a concurrent update or delete of it waits, then sees
+    /// this one's result.
+    static func ownedEntry(_ session: SQLSession, entryID: Int64, userID: Int64) throws -> OwnedEntry {
+        let stored = try session.one((Int64, Int64, String).self, """
             SELECT e.diary_id, d.user_id, e.visibility FROM entries e JOIN diaries d ON d.diary_id = e.diary_id
             WHERE e.entry_id = $1 FOR UPDATE OF e
-            """, [entryID]) else {
-            throw StoreError(.notFound, .entry(entryID))
+            """, [entryID]).map { diaryID, ownerID, text in
+            StoredEntryOwner(diaryID: diaryID, ownerID: ownerID, visibility: try Visibility(stored: text, column: "entries.visibility"))
         }
-        let visibility = try visibility(text, column: "entries.visibility")
-        guard ownerID == userID else {
-            throw StoreError(visibility == .private ? .notFound : .forbidden, .entry(entryID))
-        }
-        return (diaryID, visibility)
+        return try EntryAccess.ownedEntry(entryID, stored: stored, userID: userID)
     }
 }

@@ -1,5 +1,6 @@
 import DiaryStore
 import PostgresNIO
+import StoreKernel
 
 extension StoreError {
     /// Any error met by the store, as the `StoreError` the protocol throws.
@@ -24,6 +25,8 @@ extension StoreError {
             self.init(.unavailable, subject, detail: error.description)
         case let error as PostgresURL.Invalid:
             self.init(.unavailable, subject, detail: error.description)
+        case let error as CorruptValue:
+            self.init(error, subject: subject)
         case is PostgresDecodingError:
             // Its description can show the value: keep them out of the logs.
             self.init(.unavailable, subject, detail: "the database holds a value of an unexpected type")

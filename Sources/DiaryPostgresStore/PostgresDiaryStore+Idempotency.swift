@@ -1,13 +1,9 @@
 import DiaryAPI
 import DiaryStore
 import Foundation
+import StoreKernel
 
 extension PostgresDiaryStore {
-    /// What an idempotency key can have created; the `resource` column's values.
-    enum KeyedResource: String {
-        case entry, diary
-    }
-
     /// The id of the resource an earlier request with this key created, or nil for a new key.
     ///
     /// Takes an advisory lock on (user, key) for the rest of the transaction first: retries
@@ -21,14 +17,11 @@ extension PostgresDiaryStore {
         try session.execute(
             "SELECT pg_advisory_xact_lock($1, hashtext($2))", [idempotencyLockClass, "\(userID):\(idempotency.key)"]
         )
-        try session.execute("DELETE FROM idempotency_keys WHERE created < $1", [now.addingTimeInterval(-IdempotencyKey.lifetime)])
-        guard let (fingerprint, kind, id) = try session.one((String, String, Int64).self, """
+        try session.execute("DELETE FROM idempotency_keys WHERE created < $1", [IdempotencyKey.expiry(now: now)])
+        let record = try session.one((String, String, Int64).self, """
             SELECT fingerprint, resource, resource_id FROM idempotency_keys WHERE user_id = $1 AND key = $2
-            """, [userID, idempotency.key]) else { return nil }
-        guard fingerprint == idempotency.fingerprint, kind == resource.rawValue else {
-            throw StoreError(.keyReused, .idempotencyKey)
-        }
-        return id
+            """, [userID, idempotency.key]).map { IdempotencyRecord(fingerprint: $0, resource: $1, resourceID: $2) }
+        return try idempotency.replayedID(from: record, creating: resource)
     }
 
     /// Remembers that this key created `id`, in the transaction that created it.

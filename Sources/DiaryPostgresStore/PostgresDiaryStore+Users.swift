@@ -1,6 +1,7 @@
 import DiaryAPI
 import DiaryStore
 import Foundation
+import StoreKernel
 
 extension PostgresDiaryStore {
     public func createUser(name: String, tokenHash: TokenHash) throws(StoreError) -> User {
@@ -16,7 +17,7 @@ extension PostgresDiaryStore {
                 (Int64).self, "INSERT INTO users (name, token_hash, created) VALUES ($1, $2, $3) RETURNING user_id",
                 [name, tokenHash.hex, now]
             ) else { throw StoreError(.unavailable, .userName(name), detail: "INSERT returned no id") }
-            _ = try Self.insertDiary(session, ownerID: id, title: Self.firstDiaryTitle(of: name), defaultVisibility: .public, now: now)
+            _ = try Self.insertDiary(session, ownerID: id, title: Diary.firstTitle(of: name), defaultVisibility: .public, now: now)
             return User(id: id, name: name)
         }
     }
@@ -45,11 +46,6 @@ extension PostgresDiaryStore {
 // MARK: - Helpers
 
 extension PostgresDiaryStore {
-    /// The title of the diary a new user gets, and of the one an entry creates when its author has none.
-    static func firstDiaryTitle(of name: String) -> String {
-        "\(name)'s diary"
-    }
-
     static func userID(_ session: SQLSession, name: String) throws -> Int64? {
         try session.one((Int64).self, "SELECT user_id FROM users WHERE name = $1", [name])
     }

@@ -131,6 +131,17 @@ struct SQLSession {
         try run(issue(sql, arguments)).rows
     }
 
+    /// Runs a statement whose values travel with it (an `SQLFragment` rendered) and returns its rows.
+    @discardableResult
+    func query(_ query: PostgresQuery) throws -> [SQLRow] {
+        try run(issue(query)).rows
+    }
+
+    /// The first row's columns of a statement with its values, or nil without a row.
+    func one<each Column: PostgresDecodable>(_ types: (repeat each Column).Type, _ query: PostgresQuery) throws -> (repeat each Column)? {
+        try SQLRow.first(types, of: self.query(query))
+    }
+
     /// Runs a prepared statement and returns its rows.
     @discardableResult
     func query(_ statement: PreparedSQL, _ arguments: [SQLArgument] = []) throws -> [SQLRow] {
@@ -173,7 +184,11 @@ struct SQLSession {
                 bindings.appendNull()
             }
         }
-        return connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).map {
+        return issue(PostgresQuery(unsafeSQL: sql, binds: bindings))
+    }
+
+    private func issue(_ query: PostgresQuery) -> EventLoopFuture<Outcome> {
+        connection.query(query, logger: logger).map {
             Outcome(rows: $0.rows.map(SQLRow.init), changed: $0.metadata.rows)
         }
     }

@@ -2,6 +2,7 @@ import DiaryAPI
 import DiaryStore
 import Foundation
 import GRDB
+import StoreKernel
 
 extension SQLiteDiaryStore {
     public func diaries(viewerID: Int64?) throws(StoreError) -> [Diary] {
@@ -43,8 +44,7 @@ extension SQLiteDiaryStore {
 
     public func updateDiary(id: Int64, userID: Int64, title: String?, defaultVisibility: Visibility?) throws(StoreError) -> Diary {
         try write(.diary(id)) { db in
-            guard let owner = try Self.diaryOwner(db, diaryID: id) else { throw StoreError(.notFound, .diary(id)) }
-            guard owner.id == userID else { throw StoreError(.forbidden, .diary(id)) }
+            _ = try EntryAccess.ownedDiary(id, stored: Self.diaryOwner(db, diaryID: id), userID: userID) { $0.id }
             let now = now().text
             // Everyone sees a diary's title and default: the change moves what they see too.
             try db.cachedStatement(sql: """
@@ -66,8 +66,8 @@ extension SQLiteDiaryStore {
     /// NULL) sees it: its owner counts every entry, anyone else the public ones. The counts are
     /// kept by the schema's triggers.
     static let diaryColumns = """
-        SELECT d.diary_id, u.name, d.title, CASE WHEN d.user_id = ? THEN d.entry_count ELSE d.public_count END,
-        d.created, CASE WHEN d.user_id = ? THEN d.updated ELSE d.public_updated END, d.default_visibility
+        SELECT d.diary_id, u.name, d.title, \(EntryAccess.seen("d.entry_count", else: "d.public_count", owner: "d.user_id", viewer: "?")),
+        d.created, \(EntryAccess.seen("d.updated", else: "d.public_updated", owner: "d.user_id", viewer: "?")), d.default_visibility
         FROM diaries d JOIN users u ON u.user_id = d.user_id
         """
 
@@ -76,7 +76,7 @@ extension SQLiteDiaryStore {
             id: row.decode(atIndex: 0),
             owner: row.decode(atIndex: 1),
             title: row.decode(atIndex: 2),
-            defaultVisibility: visibility(row.decode(atIndex: 6), column: "diaries.default_visibility"),
+            defaultVisibility: Visibility(stored: row.decode(atIndex: 6), column: "diaries.default_visibility"),
             entryCount: row.decode(atIndex: 3),
             created: date(row.decode(atIndex: 4), column: "diaries.created"),
             updated: date(row.decode(atIndex: 5), column: "diaries.updated"))
@@ -100,7 +100,7 @@ extension SQLiteDiaryStore {
             SELECT d.user_id, u.name, d.default_visibility FROM diaries d JOIN users u ON u.user_id = d.user_id WHERE d.diary_id = ?
             """)
         return try Row.fetchOne(statement, arguments: [diaryID]).map { row in
-            try (row.decode(atIndex: 0), row.decode(atIndex: 1), visibility(row.decode(atIndex: 2), column: "diaries.default_visibility"))
+            try (row.decode(atIndex: 0), row.decode(atIndex: 1), Visibility(stored: row.decode(atIndex: 2), column: "diaries.default_visibility"))
         }
     }
 

@@ -2,21 +2,22 @@ import DiaryAPI
 import DiaryStore
 import Foundation
 import GRDB
+import StoreKernel
 
 extension SQLiteDiaryStore {
     public func entry(id: Int64, viewerID: Int64?) throws(StoreError) -> Entry? {
         try read(.entry(id)) { db in
             guard let entry = try Self.fetchEntry(db, id: id) else { return nil }
-            if entry.visibility == .private, try Self.diaryOwner(db, diaryID: entry.diaryID)?.id != viewerID {
-                return nil
-            }
-            return entry
+            // Only a private entry needs its owner looked up: the others are anyone's to read.
+            guard entry.visibility == .private else { return entry }
+            guard let owner = try Self.diaryOwner(db, diaryID: entry.diaryID) else { return nil }
+            return EntryAccess.mayRead(entry.visibility, ownerID: owner.id, viewerID: viewerID) ? entry : nil
         }
     }
 
     public func lastModified(diaryID: Int64?, viewerID: Int64?) throws(StoreError) -> Date? {
         try read(diaryID.map { .diary($0) } ?? .operation("diaries")) { db in
-            let seen = "CASE WHEN user_id = ? THEN updated ELSE public_updated END"
+            let seen = EntryAccess.seen("updated", else: "public_updated", viewer: "?")
             let text: String?
             if let diaryID {
                 let statement = try db.cachedStatement(sql: "SELECT \(seen) FROM diaries WHERE diary_id = ?")
@@ -62,8 +63,8 @@ extension SQLiteDiaryStore {
 
     public func updateEntry(id: Int64, userID: Int64, changes: EntryChanges, precondition: EntryPrecondition?) throws(StoreError) -> Entry {
         try write(.entry(id)) { db in
-            let stored = try Self.checkEntryOwner(db, entryID: id, userID: userID)
-            try Self.check(precondition, entryID: id, db)
+            let stored = try Self.ownedEntry(db, entryID: id, userID: userID)
+            try EntryPreconditionCheck.verify(precondition, entryID: id) { try Self.fetchEntry(db, id: id) }
             let now = now()
             try db.cachedStatement(sql: """
                 UPDATE entries SET title = coalesce(?, title), body = coalesce(?, body), visibility = coalesce(?, visibility),
@@ -73,8 +74,7 @@ extension SQLiteDiaryStore {
                     now.text, id,
                 ])
             if let tags = changes.tags { try Self.setTags(db, entryID: id, tags: tags, replacing: true) }
-            let publicly = stored.visibility == .public || changes.visibility == .public
-            try Self.touchDiary(db, id: stored.diaryID, now: now.text, publicly: publicly)
+            try Self.touchDiary(db, id: stored.diaryID, now: now.text, publicly: stored.changeIsPublic(becoming: changes.visibility))
             guard let entry = try Self.fetchEntry(db, id: id) else {
                 throw StoreError(.notFound, .entry(id))  // Unreachable: checked above, same transaction.
             }
@@ -84,10 +84,10 @@ extension SQLiteDiaryStore {
 
     public func deleteEntry(id: Int64, userID: Int64, precondition: EntryPrecondition?) throws(StoreError) {
         try write(.entry(id)) { db in
-            let stored = try Self.checkEntryOwner(db, entryID: id, userID: userID)
-            try Self.check(precondition, entryID: id, db)
+            let stored = try Self.ownedEntry(db, entryID: id, userID: userID)
+            try EntryPreconditionCheck.verify(precondition, entryID: id) { try Self.fetchEntry(db, id: id) }
             try db.cachedStatement(sql: "DELETE FROM entries WHERE entry_id = ?").execute(arguments: [id])
-            try Self.touchDiary(db, id: stored.diaryID, now: now().text, publicly: stored.visibility == .public)
+            try Self.touchDiary(db, id: stored.diaryID, now: now().text, publicly: stored.changeIsPublic(becoming: nil))
         }
     }
 }
@@ -123,21 +123,7 @@ extension SQLiteDiaryStore {
             // Tags hold no commas (the API refuses them), so the list splits back exactly.
             // (Split by scalars: a comma followed by an emoji modifier is one Character.)
             tags: (row[7] as String?).map { $0.unicodeScalars.split(separator: ",").map { String($0) }.sorted() } ?? [],
-            visibility: visibility(row.decode(atIndex: 8), column: "entries.visibility"))
-    }
-
-    /// A visibility column read back; the schema's CHECK keeps anything else out.
-    static func visibility(_ text: String, column: String) throws -> Visibility {
-        guard let visibility = Visibility(rawValue: text) else { throw CorruptValue(column: column, value: text) }
-        return visibility
-    }
-
-    /// Which entries `viewerID` may list, as a condition on entries `e`: public ones, and all of
-    /// the viewer's own. `visibility = 'public'` is written out so that SQLite can use the
-    /// partial indexes on public entries.
-    static func listable(by viewerID: Int64?) -> (sql: String, arguments: [any DatabaseValueConvertible]) {
-        guard let viewerID else { return ("e.visibility = 'public'", []) }
-        return ("(e.visibility = 'public' OR e.diary_id IN (SELECT diary_id FROM diaries WHERE user_id = ?))", [viewerID])
+            visibility: Visibility(stored: row.decode(atIndex: 8), column: "entries.visibility"))
     }
 
     /// A date as the store keeps it: whole seconds.
@@ -168,12 +154,7 @@ extension SQLiteDiaryStore {
         _ db: Database, userID: Int64, diaryID: Int64?, now: String
     ) throws -> (id: Int64, author: String, defaultVisibility: Visibility) {
         if let diaryID {
-            guard let owner = try diaryOwner(db, diaryID: diaryID) else {
-                throw StoreError(.notFound, .diary(diaryID))
-            }
-            guard owner.id == userID else {
-                throw StoreError(.forbidden, .diary(diaryID))
-            }
+            let owner = try EntryAccess.ownedDiary(diaryID, stored: diaryOwner(db, diaryID: diaryID), userID: userID) { $0.id }
             return (diaryID, owner.name, owner.defaultVisibility)
         }
         guard let name = try userName(db, id: userID) else {
@@ -183,32 +164,21 @@ extension SQLiteDiaryStore {
         if let id = try Int64.fetchOne(first, arguments: [userID]), let diary = try diaryOwner(db, diaryID: id) {
             return (id, name, diary.defaultVisibility)
         }
-        return (try insertDiary(db, ownerID: userID, title: firstDiaryTitle(of: name), defaultVisibility: .public, now: now), name, .public)
+        return (try insertDiary(db, ownerID: userID, title: Diary.firstTitle(of: name), defaultVisibility: .public, now: now), name, .public)
     }
 
-    /// Throws `.preconditionFailed` unless `precondition` (if any) holds for the entry as stored.
-    static func check(_ precondition: EntryPrecondition?, entryID: Int64, _ db: Database) throws {
-        guard let precondition else { return }
-        guard let entry = try fetchEntry(db, id: entryID), precondition(entry) else {
-            throw StoreError(.preconditionFailed, .entry(entryID))
-        }
-    }
-
-    /// The entry's diary and visibility when `userID` owns it. Otherwise `.forbidden`, or
-    /// `.notFound` when there is no such entry or it is private: to anyone but its owner a
-    /// private entry does not exist, and a 403 would tell that it does.
-    static func checkEntryOwner(_ db: Database, entryID: Int64, userID: Int64) throws -> (diaryID: Int64, visibility: Visibility) {
+    /// The entry's diary and visibility when `userID` owns it (`EntryAccess.ownedEntry`: else
+    /// `.forbidden`, or `.notFound` for a private one or no such entry).
+    static func ownedEntry(_ db: Database, entryID: Int64, userID: Int64) throws -> OwnedEntry {
         let statement = try db.cachedStatement(sql: """
             SELECT e.diary_id, d.user_id, e.visibility FROM entries e JOIN diaries d ON d.diary_id = e.diary_id WHERE e.entry_id = ?
             """)
-        guard let row = try Row.fetchOne(statement, arguments: [entryID]) else {
-            throw StoreError(.notFound, .entry(entryID))
+        let stored = try Row.fetchOne(statement, arguments: [entryID]).map { row in
+            try StoredEntryOwner(
+                diaryID: row.decode(atIndex: 0), ownerID: row.decode(atIndex: 1),
+                visibility: Visibility(stored: row.decode(atIndex: 2), column: "entries.visibility")
+            )
         }
-        let (diaryID, ownerID): (Int64, Int64) = try (row.decode(atIndex: 0), row.decode(atIndex: 1))
-        let visibility = try visibility(row.decode(atIndex: 2), column: "entries.visibility")
-        guard ownerID == userID else {
-            throw StoreError(visibility == .private ? .notFound : .forbidden, .entry(entryID))
-        }
-        return (diaryID, visibility)
+        return try EntryAccess.ownedEntry(entryID, stored: stored, userID: userID)
     }
 }

@@ -1,5 +1,6 @@
 import DiaryStore
 import GRDB
+import StoreKernel
 
 extension StoreError {
     /// Any error met by the store, as the `StoreError` the protocol throws.
@@ -19,7 +20,7 @@ extension StoreError {
         case let error as DatabaseError:
             self.init(error, subject: subject)
         case let error as CorruptValue:
-            self.init(.unavailable, subject, detail: "the database file is damaged: \(error)")
+            self.init(error, subject: subject)
         case is RowDecodingError:
             // Its description shows the row's values: keep them out of the logs.
             self.init(.unavailable, subject, detail: "the database file is damaged: a row has an unexpected value")
@@ -47,13 +48,4 @@ extension StoreError {
         }
         self.init(.unavailable, subject, detail: "\(reason) (SQLite \(error.extendedResultCode): \(error.message ?? "no message"))")
     }
-}
-
-/// A stored value the store cannot read back: the schema's CHECKs keep these out, so the file
-/// was damaged or edited by hand.
-struct CorruptValue: Error, CustomStringConvertible {
-    var column: String
-    var value: String
-
-    var description: String { "\(column) holds \(value.prefix(40).debugDescription)" }
 }

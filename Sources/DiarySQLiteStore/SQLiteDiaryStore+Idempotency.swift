@@ -2,30 +2,24 @@ import DiaryAPI
 import DiaryStore
 import Foundation
 import GRDB
+import StoreKernel
 
 extension SQLiteDiaryStore {
-    /// What an idempotency key can have created; the `resource` column's values.
-    enum KeyedResource: String {
-        case entry, diary
-    }
-
     /// The id of the resource an earlier request with this key created, or nil for a new key.
     /// Forgets keys older than `IdempotencyKey.lifetime` first; throws `.keyReused` when the
     /// key came with another request or for another kind of resource.
     static func resourceCreated(
         _ db: Database, by idempotency: IdempotencyKey, userID: Int64, resource: KeyedResource, now: Date
     ) throws -> Int64? {
-        let cutoff = RFC3339.string(from: now.addingTimeInterval(-IdempotencyKey.lifetime))
-        try db.cachedStatement(sql: "DELETE FROM idempotency_keys WHERE created < ?").execute(arguments: [cutoff])
+        let expiry = RFC3339.string(from: IdempotencyKey.expiry(now: now))
+        try db.cachedStatement(sql: "DELETE FROM idempotency_keys WHERE created < ?").execute(arguments: [expiry])
         let statement = try db.cachedStatement(sql: """
             SELECT fingerprint, resource, resource_id FROM idempotency_keys WHERE user_id = ? AND key = ?
             """)
-        guard let row = try Row.fetchOne(statement, arguments: [userID, idempotency.key]) else { return nil }
-        let (fingerprint, kind, id): (String, String, Int64) = try (row.decode(atIndex: 0), row.decode(atIndex: 1), row.decode(atIndex: 2))
-        guard fingerprint == idempotency.fingerprint, kind == resource.rawValue else {
-            throw StoreError(.keyReused, .idempotencyKey)
+        let record = try Row.fetchOne(statement, arguments: [userID, idempotency.key]).map { row in
+            try IdempotencyRecord(fingerprint: row.decode(atIndex: 0), resource: row.decode(atIndex: 1), resourceID: row.decode(atIndex: 2))
         }
-        return id
+        return try idempotency.replayedID(from: record, creating: resource)
     }
 
     /// Remembers that this key created `id`, in the transaction that created it.

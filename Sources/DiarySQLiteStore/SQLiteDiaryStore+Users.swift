@@ -1,6 +1,7 @@
 import DiaryAPI
 import DiaryStore
 import GRDB
+import StoreKernel
 
 extension SQLiteDiaryStore {
     public func createUser(name: String, tokenHash: TokenHash) throws(StoreError) -> User {
@@ -13,7 +14,7 @@ extension SQLiteDiaryStore {
             try db.cachedStatement(sql: "INSERT INTO users (name, token_hash, created) VALUES (?, ?, ?)")
                 .execute(arguments: [name, tokenHash.hex, now.text])
             let user = User(id: db.lastInsertedRowID, name: name)
-            _ = try Self.insertDiary(db, ownerID: user.id, title: Self.firstDiaryTitle(of: name), defaultVisibility: .public, now: now.text)
+            _ = try Self.insertDiary(db, ownerID: user.id, title: Diary.firstTitle(of: name), defaultVisibility: .public, now: now.text)
             return user
         }
     }
@@ -46,12 +47,6 @@ extension SQLiteDiaryStore {
 // MARK: - Helpers
 
 extension SQLiteDiaryStore {
-    /// The title of the diary a new user gets, and of the one an entry creates when its author
-    /// has none.
-    static func firstDiaryTitle(of name: String) -> String {
-        "\(name)'s diary"
-    }
-
     static func userID(_ db: Database, name: String) throws -> Int64? {
         try Int64.fetchOne(db.cachedStatement(sql: "SELECT user_id FROM users WHERE name = ?"), arguments: [name])
     }

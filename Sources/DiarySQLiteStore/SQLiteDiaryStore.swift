@@ -2,6 +2,7 @@ import DiaryAPI
 import DiaryStore
 import Foundation
 import GRDB
+import StoreKernel
 
 /// `DiaryStore` on an SQLite file, through a GRDB `DatabasePool`.
 ///

@@ -113,6 +113,27 @@ struct PostgresStoreTests {
         }
     }
 
+    /// A visibility the store cannot read (written past the schema's CHECK) fails the call
+    /// that reads it as `.unavailable`, about what the call was about, as SQLite's does.
+    @Test func anUnreadableVisibilityIsUnavailableForTheCallThatReadsIt() throws {
+        try withDatabase { url in
+            let store = try PostgresDiaryStore(url: url)
+            defer { store.close() }
+            let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
+            let entry = try store.createEntry(userID: alice.id, diaryID: nil, title: "t", body: "b")
+            try PostgresDiaryStore.withAdminConnection(url, subject: "an edited visibility") { session in
+                try session.execute("ALTER TABLE entries DROP CONSTRAINT entries_visibility_check")
+                try session.execute("UPDATE entries SET visibility = 'secret' WHERE entry_id = $1", [entry.id])
+            }
+            let error = expectStoreError(.unavailable, .entry(entry.id)) { try store.entry(id: entry.id, viewerID: alice.id) }
+            #expect(error?.detail == #"the database is damaged: entries.visibility holds "secret""#)
+            expectStoreError(.unavailable, .entry(entry.id)) {
+                try store.updateEntry(id: entry.id, userID: alice.id, changes: EntryChanges(title: "u"))
+            }
+            expectStoreError(.unavailable, .operation("entries")) { try store.entries(EntryQuery(viewerID: alice.id)) }
+        }
+    }
+
     /// More callers than connections wait their turn; none fails.
     @Test func aPoolOfOneServesConcurrentCallers() throws {
         try withDatabase { url in

@@ -22,4 +22,24 @@ import Testing
             #expect(recreated.id > second.id)
         }
     }
+
+    /// A visibility the store cannot read (written past the schema's CHECK) fails the call
+    /// that reads it as `.unavailable`, about what the call was about, as PostgreSQL's does.
+    @Test func anUnreadableVisibilityIsUnavailableForTheCallThatReadsIt() throws {
+        try withStore { store, _ in
+            let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
+            let entry = try store.createEntry(userID: alice.id, diaryID: nil, title: "t", body: "b")
+            try store.executeOnWriter("""
+                PRAGMA ignore_check_constraints = ON; UPDATE entries SET visibility = 'secret' WHERE entry_id = \(entry.id);
+                PRAGMA ignore_check_constraints = OFF
+                """)
+            let error = expectStoreError(.unavailable, .entry(entry.id)) { try store.entry(id: entry.id, viewerID: alice.id) }
+            #expect(error?.detail == #"the database is damaged: entries.visibility holds "secret""#)
+            expectStoreError(.unavailable, .entry(entry.id)) {
+                try store.updateEntry(id: entry.id, userID: alice.id, changes: EntryChanges(title: "u"))
+            }
+            expectStoreError(.unavailable, .operation("entries")) { try store.entries(EntryQuery(viewerID: alice.id)) }
+            try store.executeOnWriter("UPDATE entries SET visibility = 'public' WHERE entry_id = \(entry.id)")
+        }
+    }
 }

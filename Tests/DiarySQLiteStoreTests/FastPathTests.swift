@@ -2,6 +2,7 @@ import DiaryAPI
 import DiaryStore
 import StoreTestSupport
 @testable import DiarySQLiteStore
+import StoreKernel
 import Foundation
 import Testing
 

@@ -1,5 +1,5 @@
 import DiaryAPI
-import SearchSnippets
+import StoreKernel
 import Testing
 
 /// The `snippet` of search results: the window, the marks and the escaping.

@@ -1,0 +1,136 @@
+import DiaryAPI
+import DiaryStore
+
+/// What one engine writes its own way in the SQL of an entry list; `EntryListSQL` writes the
+/// rest (who may list, the diary, dates, tags, the count, the newest-first page, its seek and
+/// window) once for both. A new kind of term index or a bounded ranking window goes into
+/// `termConditions`, `indexMatch` or `rankedPage` of the dialect it concerns.
+public protocol EntrySQLDialect {
+    /// "SELECT … FROM entries e JOIN …": an entry's columns with its author and tags, which
+    /// the engine's row decoder reads.
+    static var entryColumns: String { get }
+    /// The fewest characters a term needs for the engine's term index to hold it (3 for
+    /// trigrams); shorter terms are scanned, and only indexed terms rank a search.
+    static var shortestIndexedTerm: Int { get }
+    /// A condition no row meets (a searched term holding a NUL).
+    static var noRow: String { get }
+    /// The conditions the searched terms put on entries `e`, in the count and on every page.
+    static func termConditions(_ search: TermSearch) -> [SQLFragment]
+    /// What the count and the newest-first page add for the indexed terms, or nil when
+    /// `termConditions` already holds them.
+    static func indexMatch(_ search: TermSearch, viewerID: Int64?) -> SQLFragment?
+    /// A page in relevance order: `conditions` (who may list, filters, `termConditions`) and
+    /// the page's `window` (`LIMIT … OFFSET …`).
+    static func rankedPage(_ search: TermSearch, conditions: [SQLFragment], viewerID: Int64?, window: SQLFragment) -> SQLFragment
+}
+
+extension EntrySQLDialect {
+    public static var shortestIndexedTerm: Int { 3 }
+}
+
+/// The terms of a search, sorted by what the indexes can do with them.
+public struct TermSearch: Sendable {
+    public let terms: [String]
+    /// The terms the index holds: long enough, and without a NUL.
+    public let indexed: [String]
+    /// A term holds a NUL: no title or body does (the API refuses them), so nothing matches.
+    public let matchesNothing: Bool
+    let shortestIndexed: Int
+
+    public init(_ terms: [String], shortestIndexed: Int = 3) {
+        self.terms = terms
+        self.shortestIndexed = shortestIndexed
+        indexed = terms.filter { Self.isIndexed($0, shortest: shortestIndexed) }
+        matchesNothing = terms.contains { $0.contains("\0") }
+    }
+
+    /// Whether the index can find `term` (else it is scanned for).
+    public func isIndexed(_ term: String) -> Bool {
+        Self.isIndexed(term, shortest: shortestIndexed)
+    }
+
+    static func isIndexed(_ term: String, shortest: Int) -> Bool {
+        term.count >= shortest && !term.contains("\0")
+    }
+}
+
+/// The SQL of one list, both statements with their values: the count of what the filter
+/// finds, and the page (newest first with a keyset seek, or by relevance).
+public struct EntryListSQL: Sendable {
+    /// True for relevance order: positions are offsets.
+    public let ranked: Bool
+    public let limit: Int
+    public let offset: Int
+    /// True when nothing but the diary narrows the list: the diaries' counters, as the viewer
+    /// sees them, are the total, and `count` need not run.
+    public let countedByDiaries: Bool
+    public let count: SQLFragment
+    public let page: SQLFragment
+
+    public init<Dialect: EntrySQLDialect>(_ query: EntryQuery, dialect: Dialect.Type) {
+        let search = TermSearch(query.filter.terms, shortestIndexed: Dialect.shortestIndexedTerm)
+        limit = max(query.page.perPage, 0)
+        ranked = !search.indexed.isEmpty && query.filter.effectiveOrder == .relevance
+        offset = Self.offset(query, limit: limit, ranked: ranked)
+        let filter = query.filter
+        countedByDiaries = filter.query == nil && filter.since == nil && filter.until == nil && filter.tags.isEmpty
+        let conditions = Self.conditions(query, search, Dialect.self)
+        var filtered = conditions
+        if let match = Dialect.indexMatch(search, viewerID: query.viewerID) { filtered.append(match) }
+        count = "SELECT count(*) FROM entries e WHERE \(filtered.joined(separator: " AND "))"
+        // One row past the page says that a next page exists.
+        let window: SQLFragment = "LIMIT \(limit + 1) OFFSET \(offset)"
+        if ranked {
+            page = Dialect.rankedPage(search, conditions: conditions, viewerID: query.viewerID, window: window)
+            return
+        }
+        if case .after(let created, let id) = query.position {
+            // A seek on the index (created DESC, entry_id DESC): page 5,000 costs what page 1 costs.
+            filtered.append("(e.created, e.entry_id) < (\(created), \(id))")
+        }
+        // The API's order, which the indexes on (created DESC, entry_id DESC) already have.
+        page = "\(sql: Dialect.entryColumns) WHERE \(filtered.joined(separator: " AND ")) ORDER BY e.created DESC, e.entry_id DESC \(window)"
+    }
+
+    /// Who may list, the diary, the dates, the tags and the terms, each a condition on entries `e`.
+    static func conditions<Dialect: EntrySQLDialect>(_ query: EntryQuery, _ search: TermSearch, _: Dialect.Type) -> [SQLFragment] {
+        let filter = query.filter
+        var conditions = [EntryAccess.listable(by: query.viewerID)]
+        if let diaryID = query.diaryID { conditions.append("e.diary_id = \(diaryID)") }
+        if let since = filter.since { conditions.append("e.created >= \(since)") }
+        if let until = filter.until { conditions.append("e.created <= \(until)") }
+        for tag in filter.tags {
+            conditions.append("e.entry_id IN (SELECT entry_id FROM entry_tags WHERE tag = \(tag))")
+        }
+        if search.matchesNothing {
+            conditions.append(SQLFragment(stringLiteral: Dialect.noRow))
+        } else {
+            conditions += Dialect.termConditions(search)
+        }
+        return conditions
+    }
+
+    /// Where the page starts: after a number of results for a ranked search continued, at the
+    /// top for a seek (its condition starts it), else at the requested page (one past any
+    /// row when that page's offset overflows).
+    static func offset(_ query: EntryQuery, limit: Int, ranked: Bool) -> Int {
+        switch query.position {
+        case .offset(let after)? where ranked: return after
+        case .after? where !ranked: return 0
+        default:
+            let (pageOffset, overflow) = max(query.page.page - 1, 0).multipliedReportingOverflow(by: limit)
+            return overflow ? Int.max - 1 : pageOffset
+        }
+    }
+}
+
+extension EntryListSQL {
+    /// One batch of an export, by id after `afterID` (nil: from the first), at most `limit`:
+    /// all of `ownerID`'s entries, whatever their visibility, or every public entry when nil.
+    public static func exportBatch<Dialect: EntrySQLDialect>(
+        afterID: Int64?, limit: Int, ownerID: Int64?, dialect: Dialect.Type
+    ) -> SQLFragment {
+        let whose: SQLFragment = ownerID.map { "d.user_id = \($0)" } ?? "e.visibility = 'public'"
+        return "\(sql: Dialect.entryColumns) WHERE e.entry_id > \(afterID ?? 0) AND \(whose) ORDER BY e.entry_id LIMIT \(max(limit, 0))"
+    }
+}

@@ -1,0 +1,69 @@
+import DiaryAPI
+import DiaryStore
+import Foundation
+import StoreKernel
+import Testing
+
+/// A dialect whose every part is visible in the text, to see where the builder puts each.
+enum MarkedDialect: EntrySQLDialect {
+    static let entryColumns = "SELECT cols FROM entries e"
+    static let noRow = "NEVER"
+    static func termConditions(_ search: TermSearch) -> [SQLFragment] { search.terms.map { "term(\($0))" } }
+    static func indexMatch(_ search: TermSearch, viewerID: Int64?) -> SQLFragment? {
+        search.indexed.isEmpty ? nil : "match(\(search.indexed.joined(separator: " ")))"
+    }
+    static func rankedPage(_ search: TermSearch, conditions: [SQLFragment], viewerID: Int64?, window: SQLFragment) -> SQLFragment {
+        "RANKED \(conditions.joined(separator: " AND ")) \(window)"
+    }
+}
+
+@Suite struct EntryListSQLTests {
+    func rendered(_ fragment: SQLFragment) -> (sql: String, values: [SQLValue]) { fragment.rendered { "$\($0)" } }
+
+    @Test func everyFilterIsAConditionWithItsValue() {
+        let since = Date(timeIntervalSince1970: 1_700_000_000)
+        let query = EntryQuery(
+            diaryID: 3, page: PageRequest(page: 2, perPage: 10), filter: EntryFilter(order: .newest, since: since, tags: ["a"]), viewerID: 9
+        )
+        let sql = EntryListSQL(query, dialect: MarkedDialect.self)
+        let page = rendered(sql.page)
+        #expect(page.sql == """
+            SELECT cols FROM entries e WHERE (e.visibility = 'public' OR e.diary_id IN (SELECT diary_id FROM diaries WHERE user_id = $1)) \
+            AND e.diary_id = $2 AND e.created >= $3 AND e.entry_id IN (SELECT entry_id FROM entry_tags WHERE tag = $4) \
+            ORDER BY e.created DESC, e.entry_id DESC LIMIT $5 OFFSET $6
+            """)
+        #expect(page.values == [.integer(9), .integer(3), .date(since), .text("a"), .integer(11), .integer(10)])
+        #expect(!sql.ranked && sql.offset == 10 && sql.limit == 10)
+    }
+
+    @Test func aSeekStartsAtTheTopAfterTheLastEntry() {
+        let last = Date(timeIntervalSince1970: 1_700_000_000)
+        let sql = EntryListSQL(EntryQuery(page: PageRequest(page: 4, perPage: 5), position: .after(created: last, id: 40)), dialect: MarkedDialect.self)
+        let page = rendered(sql.page)
+        #expect(page.sql.hasSuffix("AND (e.created, e.entry_id) < ($1, $2) ORDER BY e.created DESC, e.entry_id DESC LIMIT $3 OFFSET $4"))
+        #expect(page.values == [.date(last), .integer(40), .integer(6), .integer(0)])
+    }
+
+    @Test func aRelevanceSearchGoesToTheDialectsRankedPage() {
+        let query = EntryQuery(filter: EntryFilter(query: "kyoto ab"), position: .offset(20))
+        let sql = EntryListSQL(query, dialect: MarkedDialect.self)
+        #expect(sql.ranked && sql.offset == 20)
+        #expect(rendered(sql.page).sql == "RANKED e.visibility = 'public' AND term($1) AND term($2) LIMIT $3 OFFSET $4")
+        #expect(rendered(sql.count).sql == "SELECT count(*) FROM entries e WHERE e.visibility = 'public' AND term($1) AND term($2) AND match($3)")
+        #expect(rendered(sql.count).values == [.text("kyoto"), .text("ab"), .text("kyoto")])
+    }
+
+    @Test func aTermWithANulMatchesNothing() {
+        let sql = EntryListSQL(EntryQuery(filter: EntryFilter(query: "a\u{0}b kyoto")), dialect: MarkedDialect.self)
+        #expect(rendered(sql.count).sql == "SELECT count(*) FROM entries e WHERE e.visibility = 'public' AND NEVER AND match($1)")
+    }
+
+    @Test func anExportBatchIsTheOwnersEntriesOrThePublicOnes() {
+        let own = rendered(EntryListSQL.exportBatch(afterID: 7, limit: 500, ownerID: 2, dialect: MarkedDialect.self))
+        #expect(own.sql == "SELECT cols FROM entries e WHERE e.entry_id > $1 AND d.user_id = $2 ORDER BY e.entry_id LIMIT $3")
+        #expect(own.values == [.integer(7), .integer(2), .integer(500)])
+        let anyone = rendered(EntryListSQL.exportBatch(afterID: nil, limit: -1, ownerID: nil, dialect: MarkedDialect.self))
+        #expect(anyone.sql == "SELECT cols FROM entries e WHERE e.entry_id > $1 AND e.visibility = 'public' ORDER BY e.entry_id LIMIT $2")
+        #expect(anyone.values == [.integer(0), .integer(0)])
+    }
+}
