@@ -8,7 +8,8 @@ import PackageDescription
 //   executables → DiaryServer, DiaryClient, DiaryBrowser → DiaryTerminal, MicroHTTPDServer, DiarySQLiteStore,
 //   DiaryPostgresStore
 //   → DiaryAPI, DiaryStore, HTTPCore, APITokens, SearchSnippets
-//   → ByteEncodings and the modules that wrap C (MicroHTTPDServer, TCPSockets, ProcessControl, Terminal).
+//   → ByteEncodings and the modules that wrap C (MicroHTTPDServer, TCPSockets, ProcessControl, Terminal,
+//   CalendarTime).
 let package = Package(
     name: "Diary",
     products: [
@@ -40,6 +41,8 @@ let package = Package(
         .target(name: "ProcessControl", dependencies: ["CMalloc"]),
         /// The terminal the process runs in: whether there is one, its size, raw mode, keys and signals.
         .target(name: "Terminal"),
+        /// UTC calendar time over glibc's `gmtime_r` and `timegm`, for the date formats of the API and HTTP.
+        .target(name: "CalendarTime"),
 
         // MARK: Plain Swift building blocks
         /// Hex, base64url and percent encoding, written once for everyone.
@@ -52,7 +55,7 @@ let package = Package(
 
         // MARK: Contract and storage
         /// The API contract shared by server and client: models, rules and one type per endpoint.
-        .target(name: "DiaryAPI", dependencies: ["ByteEncodings", .product(name: "HTTPTypes", package: "swift-http-types")]),
+        .target(name: "DiaryAPI", dependencies: ["ByteEncodings", "CalendarTime", .product(name: "HTTPTypes", package: "swift-http-types")]),
         /// The storage contract: the protocol every store fills, its value types and its errors.
         .target(name: "DiaryStore", dependencies: ["DiaryAPI"]),
         /// API tokens: generating them, and the SHA-256 that is all a store keeps of them.
@@ -80,7 +83,7 @@ let package = Package(
         .target(
             name: "DiaryServer",
             dependencies: [
-                "DiaryAPI", "DiaryStore", "DiaryPages", "HTTPCore", "APITokens", "ByteEncodings",
+                "DiaryAPI", "DiaryStore", "DiaryPages", "HTTPCore", "APITokens", "ByteEncodings", "CalendarTime",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             resources: [.embedInCode("openapi.json")]
