@@ -11,24 +11,24 @@ extension DiaryApplication {
     /// the Atom feeds and the stylesheet, beside the API on the same port. Every page is an
     /// anonymous read kept in the same response cache as the API's answers.
     static func addPages(to router: inout Router, handlers h: Handlers, cache: ResponseCache?, site: SiteAddress, pages: PageRenderer) {
-        router.addPage("/", cache: cache, pages: pages) { context throws(Problem) in
+        router.addPage(SitePaths.Route.home, cache: cache, pages: pages) { context throws(Problem) in
             let filter = EntryFilter(cursor: try cursor(context))
             let (listing, lastModified) = try h.listing(.newest, diaryID: nil, filter: filter, path: SitePaths.home(cursor:))
             return PageBody(bytes: pages.list(listing), lastModified: lastModified)
         }
-        router.addPage("/diaries/{diary_id}", cache: cache, pages: pages) { context throws(Problem) in
+        router.addPage(SitePaths.Route.diary, cache: cache, pages: pages) { context throws(Problem) in
             let id = try pathID(context, "diary_id", subject: "diary")
             let diary = try h.found("diary \(id)") { () throws(StoreError) in try h.store.diary(id: id, viewerID: nil) }
             let filter = EntryFilter(cursor: try cursor(context))
             let (listing, lastModified) = try h.listing(.diary(diary), diaryID: id, filter: filter) { SitePaths.diary(id, cursor: $0) }
             return PageBody(bytes: pages.list(listing), lastModified: lastModified)
         }
-        router.addPage("/entries/{entry_id}", cache: cache, pages: pages) { context throws(Problem) in
+        router.addPage(SitePaths.Route.entry, cache: cache, pages: pages) { context throws(Problem) in
             let id = try pathID(context, "entry_id", subject: "entry")
             let (reading, lastModified) = try h.reading(entryID: id)
             return PageBody(bytes: pages.entry(reading), lastModified: lastModified)
         }
-        router.addPage("/tags/{tag}", cache: cache, pages: pages) { context throws(Problem) in
+        router.addPage(SitePaths.Route.tag, cache: cache, pages: pages) { context throws(Problem) in
             let tag: String
             switch TagRules.tag(context.pathParameters["tag"] ?? "", field: "tag") {
             case .success(let valid): tag = valid
@@ -38,7 +38,7 @@ extension DiaryApplication {
             let (listing, lastModified) = try h.listing(.tag(tag), diaryID: nil, filter: filter) { SitePaths.tag(tag, cursor: $0) }
             return PageBody(bytes: pages.list(listing), lastModified: lastModified)
         }
-        router.addPage(PathTemplate(SitePaths.search), cache: cache, pages: pages) { context throws(Problem) in
+        router.addPage(SitePaths.Route.search, cache: cache, pages: pages) { context throws(Problem) in
             guard let query = context.query("q"), !query.allSatisfy(\.isWhitespace) else {
                 return PageBody(bytes: pages.list(EntryListing(subject: .search(query: nil, problem: nil), entries: [], total: 0)))
             }
@@ -55,7 +55,7 @@ extension DiaryApplication {
             }
             return PageBody(bytes: pages.list(listing), lastModified: lastModified)
         }
-        router.addPage(PathTemplate(SitePaths.feed), cache: cache, pages: pages) { _ throws(Problem) in
+        router.addPage(SitePaths.Route.feed, cache: cache, pages: pages) { _ throws(Problem) in
             let (entries, updated) = try h.feedEntries(diaryID: nil)
             let feed = AtomFeed(
                 title: "\(pages.siteName): newest entries", baseURL: site.url, selfPath: SitePaths.feed, alternatePath: SitePaths.home,
@@ -63,7 +63,7 @@ extension DiaryApplication {
             )
             return PageBody(bytes: feed.render(), contentType: "\(AtomFeed.mediaType); charset=utf-8", lastModified: updated)
         }
-        router.addPage("/diaries/{diary_id}/feed.atom", cache: cache, pages: pages) { context throws(Problem) in
+        router.addPage(SitePaths.Route.diaryFeed, cache: cache, pages: pages) { context throws(Problem) in
             let id = try pathID(context, "diary_id", subject: "diary")
             let diary = try h.found("diary \(id)") { () throws(StoreError) in try h.store.diary(id: id, viewerID: nil) }
             let (entries, updated) = try h.feedEntries(diaryID: id)
@@ -104,7 +104,7 @@ enum StylesheetRoute {
     private static let versioned = representation(immutable: true)
     private static let unversioned = representation(immutable: false)
 
-    static let route = Router.Route(method: .get, path: PathTemplate(SitePaths.stylesheet)) { request, _ in
+    static let route = Router.Route(method: .get, path: SitePaths.Route.stylesheet) { request, _ in
         let current = request.queryItems()?.first { $0.name == "v" }?.value == Stylesheet.version
         return (current ? versioned : unversioned).answer(to: request)
     }
