@@ -39,7 +39,7 @@ extension DiaryApplication {
             return PageBody(bytes: pages.list(listing), lastModified: lastModified)
         }
         router.addPage(SitePaths.Route.search, cache: cache, pages: pages) { context throws(Problem) in
-            guard let query = context.query("q"), !query.allSatisfy(\.isWhitespace) else {
+            guard let query = try context.query("q"), !query.allSatisfy(\.isWhitespace) else {
                 return PageBody(bytes: pages.list(EntryListing(subject: .search(query: nil, problem: nil), entries: [], total: 0)))
             }
             do throws(SearchQuery.SyntaxError) {
@@ -73,12 +73,12 @@ extension DiaryApplication {
             )
             return PageBody(bytes: feed.render(), contentType: "\(AtomFeed.mediaType); charset=utf-8", lastModified: updated ?? diary.updated)
         }
-        router.add(StylesheetRoute.route)
+        router.add(StylesheetRoute.route(pages: pages))
     }
 
     /// The `cursor` of a list page's address; an empty one is no cursor.
     private static func cursor(_ context: PageContext) throws(Problem) -> String? {
-        guard let cursor = context.query("cursor"), !cursor.isEmpty else { return nil }
+        guard let cursor = try context.query("cursor"), !cursor.isEmpty else { return nil }
         return cursor
     }
 
@@ -104,8 +104,16 @@ enum StylesheetRoute {
     private static let versioned = representation(immutable: true)
     private static let unversioned = representation(immutable: false)
 
-    static let route = Router.Route(method: .get, path: SitePaths.Route.stylesheet) { request, _ in
-        let current = request.queryItems()?.first { $0.name == "v" }?.value == Stylesheet.version
-        return (current ? versioned : unversioned).answer(to: request)
+    /// The route; a `v` sent twice is an error page (`QueryParameters`), as a page's parameter is.
+    static func route(pages: PageRenderer) -> Router.Route {
+        Router.Route(method: .get, path: SitePaths.Route.stylesheet) { request, _ in
+            let query = request.queryItems()?.map { (name: $0.name, value: $0.value) } ?? []
+            do throws(ParameterError) {
+                let current = try QueryParameters.value(of: "v", in: query) == Stylesheet.version
+                return (current ? versioned : unversioned).answer(to: request)
+            } catch {
+                return HTTPResponse(errorPage: .invalidParameter(error), pages: pages)
+            }
+        }
     }
 }

@@ -6,11 +6,16 @@ import HTTPCore
 /// What a page route reads from its request: the path's parameters and the query.
 struct PageContext: Sendable {
     let pathParameters: [String: String]
-    let query: [QueryItem]
+    let query: [(name: String, value: String)]
 
-    /// The first value of `name` in the query.
-    func query(_ name: String) -> String? {
-        query.first { $0.name == name }?.value
+    /// The value of `name` in the query, nil when absent; sent twice, it is a 400 that names
+    /// it, as on the API (`QueryParameters`).
+    func query(_ name: String) throws(Problem) -> String? {
+        do {
+            return try QueryParameters.value(of: name, in: query)
+        } catch {
+            throw .invalidParameter(error)
+        }
     }
 }
 
@@ -39,7 +44,7 @@ extension Router {
                     return .failure(.init(response: HTTPResponse(errorPage: problem, pages: pages)))
                 }
                 do throws(Problem) {
-                    let page = try build(PageContext(pathParameters: pathParameters, query: query))
+                    let page = try build(PageContext(pathParameters: pathParameters, query: query.map { ($0.name, $0.value) }))
                     guard page.status == 200 else {
                         let headers = PageHeaders.document(contentType: page.contentType, cacheable: false)
                         return .failure(.init(response: HTTPResponse(status: HTTPStatus(code: page.status), headers: headers, body: page.bytes)))
