@@ -32,7 +32,7 @@ let package = Package(
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
         /// The libmicrohttpd daemon serving an `HTTPResponder`: callbacks, suspended writes, streamed bodies.
-        .target(name: "MicroHTTPDServer", dependencies: ["CMicroHTTPD", "HTTPCore", "TCPSockets"]),
+        .target(name: "MicroHTTPDServer", dependencies: ["CMicroHTTPD", "HTTPCore", "TCPSockets", .product(name: "HTTPTypes", package: "swift-http-types")]),
         /// POSIX TCP sockets: address lookup, the listening socket, the client's connected socket.
         .target(name: "TCPSockets"),
         /// glibc's `<malloc.h>`, which the Glibc module leaves out.
@@ -49,8 +49,8 @@ let package = Package(
         .target(name: "ByteEncodings"),
         /// A seeded generator for reproducible test data and fuzz runs.
         .target(name: "SeededRandom"),
-        /// Plain HTTP request and response values and the responder protocol, on swift-http-types'
-        /// methods, statuses and fields; no C, no sockets.
+        /// `Request` and `Response`: swift-http-types' heads with their bodies, and the responder
+        /// protocol; no C, no sockets.
         .target(name: "HTTPCore", dependencies: ["ByteEncodings", .product(name: "HTTPTypes", package: "swift-http-types")]),
 
         // MARK: Contract and storage
@@ -84,7 +84,7 @@ let package = Package(
             name: "DiaryServer",
             dependencies: [
                 "DiaryAPI", "DiaryStore", "DiaryPages", "HTTPCore", "APITokens", "ByteEncodings", "CalendarTime",
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             resources: [.embedInCode("openapi.json")]
         ),
@@ -95,8 +95,8 @@ let package = Package(
             dependencies: ["DiaryAPI", "ByteEncodings", .product(name: "Ink", package: "Ink")],
             resources: [.embedInCode("style.css")]
         ),
-        /// Sends any `APIEndpoint` and decodes its response; no libmicrohttpd.
-        .target(name: "DiaryClient", dependencies: ["DiaryAPI", "ByteEncodings", "TCPSockets"]),
+        /// Sends any `APIEndpoint` and decodes its response, in swift-http-types' heads and fields; no libmicrohttpd.
+        .target(name: "DiaryClient", dependencies: ["DiaryAPI", "ByteEncodings", "TCPSockets", .product(name: "HTTPTypes", package: "swift-http-types")]),
         /// How the `diary` command shows things on a terminal or in a pipe.
         .target(name: "DiaryTerminal", dependencies: ["DiaryAPI", "Terminal"]),
         /// `diary browse`: the full-screen list of entries and the entry view, and the loop that
@@ -126,7 +126,7 @@ let package = Package(
         /// Feeds arbitrary requests to the in-process router: seeded random, or libFuzzer with -DFUZZING.
         .executableTarget(
             name: "diary-fuzz",
-            dependencies: ["DiaryServer", "DiarySQLiteStore", "DiaryStore", "HTTPCore", "APITokens", "SeededRandom"],
+            dependencies: ["DiaryServer", "DiarySQLiteStore", "DiaryStore", "HTTPCore", "APITokens", "SeededRandom", .product(name: "HTTPTypes", package: "swift-http-types")],
             path: "Fuzz/diary-fuzz"
         ),
 
@@ -157,7 +157,7 @@ let package = Package(
             "ByteEncodings", "StoreTestSupport", .product(name: "HTTPTypes", package: "swift-http-types"),
         ]),
         .testTarget(name: "DiaryPagesTests", dependencies: ["DiaryPages", "DiaryAPI", "SeededRandom"]),
-        .testTarget(name: "DiaryClientTests", dependencies: ["DiaryClient", "DiaryAPI"]),
+        .testTarget(name: "DiaryClientTests", dependencies: ["DiaryClient", "DiaryAPI", .product(name: "HTTPTypes", package: "swift-http-types")]),
         .testTarget(name: "DiaryTerminalTests", dependencies: ["DiaryTerminal", "DiaryAPI"]),
         .testTarget(name: "TerminalTests", dependencies: ["Terminal"]),
         .testTarget(name: "DiaryBrowserTests", dependencies: ["DiaryBrowser", "DiaryTerminal", "DiaryAPI", "Terminal"]),

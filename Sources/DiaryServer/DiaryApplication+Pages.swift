@@ -3,6 +3,7 @@ import DiaryPages
 import DiaryStore
 import Foundation
 import HTTPCore
+import HTTPTypes
 
 // MARK: - Reading pages and feeds
 
@@ -96,7 +97,7 @@ extension DiaryApplication {
 /// it must be checked again each time.
 enum StylesheetRoute {
     private static func representation(immutable: Bool) -> Representation {
-        var headers = HTTPHeaders.standard(contentType: "text/css; charset=utf-8", cacheable: true)
+        var headers = HTTPFields.standard(contentType: "text/css; charset=utf-8", cacheable: true)
         if immutable { headers[.cacheControl] = "public, max-age=31536000, immutable" }
         return Representation(headers: headers, body: Stylesheet.bytes, lastModified: nil)
     }
@@ -112,7 +113,7 @@ enum StylesheetRoute {
                 let current = try QueryParameters.value(of: "v", in: query) == Stylesheet.version
                 return (current ? versioned : unversioned).answer(to: request)
             } catch {
-                return HTTPResponse(errorPage: .invalidParameter(error), pages: pages)
+                return Response(errorPage: .invalidParameter(error), pages: pages)
             }
         }
     }
