@@ -119,7 +119,7 @@ enum DaemonCallbacks {
             if let refusal = request.refusal(maxBodySize: context.maxBodySize) {
                 // Queued before the body is read: libmicrohttpd then skips `100 Continue`, drops the body
                 // and, with `Connection: close`, the connection, so nothing left over is read as a request.
-                let response = context.responder.respond(to: refusal, request: request.head)
+                let response = context.responder.respond(to: refusal, request: request.withoutBody)
                 return queue(response, on: connection, closing: true)
             }
             return .YES
@@ -132,7 +132,7 @@ enum DaemonCallbacks {
         }
 
         if request.bodyTooLarge {
-            let response = context.responder.respond(to: .bodyTooLarge(limit: context.maxBodySize), request: request.head)
+            let response = context.responder.respond(to: .bodyTooLarge(limit: context.maxBodySize), request: request.withoutBody)
             return queue(response, on: connection, closing: true)
         }
         if let pending = request.pending {

@@ -24,7 +24,7 @@ final class RequestAccumulator {
     }
 
     /// What was read so far, with an empty body: the request an error response is made for.
-    var head: Request {
+    var withoutBody: Request {
         Request(method: method ?? .get, target: target, headers: headers)
     }
 
