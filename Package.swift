@@ -8,7 +8,8 @@ import PackageDescription
 //   executables → DiaryServer, DiaryClient, DiaryBrowser → DiaryTerminal, MicroHTTPDServer, DiarySQLiteStore,
 //   DiaryPostgresStore
 //   → DiaryAPI, DiaryStore, HTTPCore, APITokens, StoreKernel
-//   → ByteEncodings and the modules that wrap C (MicroHTTPDServer, TCPSockets, ProcessControl, Terminal).
+//   → ByteEncodings and the modules that wrap C (MicroHTTPDServer, TCPSockets, ProcessControl, Terminal,
+//   CalendarTime).
 let package = Package(
     name: "Diary",
     products: [
@@ -31,7 +32,7 @@ let package = Package(
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
         /// The libmicrohttpd daemon serving an `HTTPResponder`: callbacks, suspended writes, streamed bodies.
-        .target(name: "MicroHTTPDServer", dependencies: ["CMicroHTTPD", "HTTPCore", "TCPSockets"]),
+        .target(name: "MicroHTTPDServer", dependencies: ["CMicroHTTPD", "HTTPCore", "TCPSockets", .product(name: "HTTPTypes", package: "swift-http-types")]),
         /// POSIX TCP sockets: address lookup, the listening socket, the client's connected socket.
         .target(name: "TCPSockets"),
         /// glibc's `<malloc.h>`, which the Glibc module leaves out.
@@ -40,19 +41,21 @@ let package = Package(
         .target(name: "ProcessControl", dependencies: ["CMalloc"]),
         /// The terminal the process runs in: whether there is one, its size, raw mode, keys and signals.
         .target(name: "Terminal"),
+        /// UTC calendar time over glibc's `gmtime_r` and `timegm`, for the date formats of the API and HTTP.
+        .target(name: "CalendarTime"),
 
         // MARK: Plain Swift building blocks
         /// Hex, base64url and percent encoding, written once for everyone.
         .target(name: "ByteEncodings"),
         /// A seeded generator for reproducible test data and fuzz runs.
         .target(name: "SeededRandom"),
-        /// Plain HTTP request and response values and the responder protocol, on swift-http-types'
-        /// methods, statuses and fields; no C, no sockets.
+        /// `Request` and `Response`: swift-http-types' heads with their bodies, and the responder
+        /// protocol; no C, no sockets.
         .target(name: "HTTPCore", dependencies: ["ByteEncodings", .product(name: "HTTPTypes", package: "swift-http-types")]),
 
         // MARK: Contract and storage
         /// The API contract shared by server and client: models, rules and one type per endpoint.
-        .target(name: "DiaryAPI", dependencies: ["ByteEncodings", .product(name: "HTTPTypes", package: "swift-http-types")]),
+        .target(name: "DiaryAPI", dependencies: ["ByteEncodings", "CalendarTime", .product(name: "HTTPTypes", package: "swift-http-types")]),
         /// The storage contract: the protocol every store fills, its value types and its errors.
         .target(name: "DiaryStore", dependencies: ["DiaryAPI"]),
         /// API tokens: generating them, and the SHA-256 that is all a store keeps of them.
@@ -84,8 +87,8 @@ let package = Package(
         .target(
             name: "DiaryServer",
             dependencies: [
-                "DiaryAPI", "DiaryStore", "DiaryPages", "HTTPCore", "APITokens", "ByteEncodings",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "DiaryAPI", "DiaryStore", "DiaryPages", "HTTPCore", "APITokens", "ByteEncodings", "CalendarTime",
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             resources: [.embedInCode("openapi.json")]
         ),
@@ -96,8 +99,8 @@ let package = Package(
             dependencies: ["DiaryAPI", "ByteEncodings", .product(name: "Ink", package: "Ink")],
             resources: [.embedInCode("style.css")]
         ),
-        /// Sends any `APIEndpoint` and decodes its response; no libmicrohttpd.
-        .target(name: "DiaryClient", dependencies: ["DiaryAPI", "ByteEncodings", "TCPSockets"]),
+        /// Sends any `APIEndpoint` and decodes its response, in swift-http-types' heads and fields; no libmicrohttpd.
+        .target(name: "DiaryClient", dependencies: ["DiaryAPI", "ByteEncodings", "TCPSockets", .product(name: "HTTPTypes", package: "swift-http-types")]),
         /// How the `diary` command shows things on a terminal or in a pipe.
         .target(name: "DiaryTerminal", dependencies: ["DiaryAPI", "Terminal"]),
         /// `diary browse`: the full-screen list of entries and the entry view, and the loop that
@@ -127,7 +130,7 @@ let package = Package(
         /// Feeds arbitrary requests to the in-process router: seeded random, or libFuzzer with -DFUZZING.
         .executableTarget(
             name: "diary-fuzz",
-            dependencies: ["DiaryServer", "DiarySQLiteStore", "DiaryStore", "HTTPCore", "APITokens", "SeededRandom"],
+            dependencies: ["DiaryServer", "DiarySQLiteStore", "DiaryStore", "HTTPCore", "APITokens", "SeededRandom", .product(name: "HTTPTypes", package: "swift-http-types")],
             path: "Fuzz/diary-fuzz"
         ),
 
@@ -158,7 +161,7 @@ let package = Package(
             "ByteEncodings", "StoreTestSupport", .product(name: "HTTPTypes", package: "swift-http-types"),
         ]),
         .testTarget(name: "DiaryPagesTests", dependencies: ["DiaryPages", "DiaryAPI", "SeededRandom"]),
-        .testTarget(name: "DiaryClientTests", dependencies: ["DiaryClient", "DiaryAPI"]),
+        .testTarget(name: "DiaryClientTests", dependencies: ["DiaryClient", "DiaryAPI", .product(name: "HTTPTypes", package: "swift-http-types")]),
         .testTarget(name: "DiaryTerminalTests", dependencies: ["DiaryTerminal", "DiaryAPI"]),
         .testTarget(name: "TerminalTests", dependencies: ["Terminal"]),
         .testTarget(name: "DiaryBrowserTests", dependencies: ["DiaryBrowser", "DiaryTerminal", "DiaryAPI", "Terminal"]),

@@ -35,14 +35,14 @@ final class Harness: Sendable {
     }
 
     /// The request made from `bytes`, its answer, and a description of what is wrong with the answer.
-    func check(_ bytes: [UInt8]) -> (request: HTTPRequest, response: HTTPResponse, failure: String?) {
+    func check(_ bytes: [UInt8]) -> (request: Request, response: Response, failure: String?) {
         var input = FuzzInput(bytes)
         let request = generator.request(from: &input)
         let response = application.respond(to: request)
         return (request, response, failure(of: response, to: request))
     }
 
-    private func failure(of response: HTTPResponse, to request: HTTPRequest) -> String? {
+    private func failure(of response: Response, to request: Request) -> String? {
         if response.status.code >= 500 || response.status.code < 100 {
             return "status \(response.status)"
         }
@@ -60,7 +60,7 @@ final class Harness: Sendable {
         return nil
     }
 
-    static func describe(_ request: HTTPRequest) -> String {
+    static func describe(_ request: Request) -> String {
         let headers = request.headers.map { "\($0.name.rawName): \($0.value.debugDescription)" }.joined(separator: "\n  ")
         let body = String(decoding: request.body.prefix(300), as: UTF8.self)
         return "\(request.method.rawValue.debugDescription) \(request.path.debugDescription) query=\(String(describing: request.rawQuery?.debugDescription))\n  \(headers)\n  body (\(request.body.count) bytes): \(body.debugDescription)"

@@ -1,4 +1,5 @@
 import HTTPCore
+import HTTPTypes
 
 /// Turns fuzzer bytes into a request that is mostly almost right: known paths with odd ids,
 /// real and broken tokens, JSON with wrong types and hostile strings, and some pure noise.
@@ -55,7 +56,7 @@ struct RequestGenerator {
         "9223372036854775808", "null", "true", "\"1\"", "[]", "{}",
     ]
 
-    func request(from input: inout FuzzInput) -> HTTPRequest {
+    func request(from input: inout FuzzInput) -> Request {
         var (method, path) = input.pick(Self.endpoints)
         if input.chance(30) {
             method = input.chance(95) ? input.pick(Self.methods) : input.text(upTo: 10)
@@ -66,7 +67,8 @@ struct RequestGenerator {
             path.replaceSubrange(range, with: id)
         }
         // A method that is not a token never reaches the router: the transport refuses it.
-        return HTTPRequest(method: HTTPMethod(method) ?? HTTPMethod("BREW")!, path: path, rawQuery: query(&input), headers: headers(&input), body: body(&input))
+        let target = query(&input).map { path + "?" + $0 } ?? path
+        return Request(method: HTTPRequest.Method(method) ?? HTTPRequest.Method("BREW")!, target: target, headers: headers(&input), body: body(&input))
     }
 
     private func query(_ input: inout FuzzInput) -> String? {
@@ -79,8 +81,8 @@ struct RequestGenerator {
         }.joined(separator: "&")
     }
 
-    private func headers(_ input: inout FuzzInput) -> HTTPHeaders {
-        var headers = HTTPHeaders()
+    private func headers(_ input: inout FuzzInput) -> HTTPFields {
+        var headers = HTTPFields()
         let token = input.pick(tokens)
         let authorizations = [
             "Bearer \(token)", "Bearer \(token)", "bearer \(token)", "Bearer  \(token) ", "Bearer \(token)x",
@@ -99,13 +101,13 @@ struct RequestGenerator {
         ]
         for candidate in candidates where input.chance(["Authorization", "Content-Type"].contains(candidate.name) ? 60 : 20) {
             let value = input.chance(90) ? input.mostly(candidate.values[0], 60, else: candidate.values) : input.text(upTo: 30)
-            headers.add(HTTPHeaderName(candidate.name)!, value)
+            headers.add(HTTPField.Name(candidate.name)!, value)
         }
         for _ in 0..<8 where input.chance(10) {
             // A name that is not a token never reaches the router: the transport refuses it.
             let name = input.chance(50) ? input.pick(candidates).name : input.text(upTo: 12)
             let value = input.text(upTo: 30)
-            if let name = HTTPHeaderName(name) { headers.add(name, value) }
+            if let name = HTTPField.Name(name) { headers.add(name, value) }
         }
         return headers
     }

@@ -75,18 +75,18 @@ public struct EndpointRequest<Body: Sendable>: Sendable {
         try Self.positiveInt64(pathParameters[name] ?? "", name: name)
     }
 
-    /// The last value of a query parameter, or nil.
-    public func queryValue(_ name: String) -> String? {
-        query.last { $0.name == name }?.value
+    /// The value of a query parameter, or nil; a parameter sent twice is refused (`QueryParameters`).
+    public func queryValue(_ name: String) throws(ParameterError) -> String? {
+        try QueryParameters.value(of: name, in: query)
     }
 
     /// `page` and `per_page` from the query, checked against `PageRequest`'s limits.
     public func pageRequest() throws(ParameterError) -> PageRequest {
         var page = 1, perPage = PageRequest.defaultPerPage
-        if let text = queryValue("page") {
+        if let text = try queryValue("page") {
             page = try Self.positiveInt(text, name: "page")
         }
-        if let text = queryValue("per_page") {
+        if let text = try queryValue("per_page") {
             perPage = try Self.positiveInt(text, name: "per_page")
             guard perPage <= PageRequest.maxPerPage else {
                 throw ParameterError(name: "per_page", message: "must be at most \(PageRequest.maxPerPage)")

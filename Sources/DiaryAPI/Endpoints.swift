@@ -79,7 +79,7 @@ public struct CreateEntry: APIEndpoint {
 
     public init(_ request: EndpointRequest<NewEntry>) throws(ParameterError) {
         body = request.body
-        if let text = request.queryValue("visibility") {
+        if let text = try request.queryValue("visibility") {
             guard let visibility = Visibility(rawValue: text) else {
                 throw ParameterError(name: "visibility", message: "must be \(Visibility.choices), not '\(text.prefix(40))'")
             }
@@ -269,7 +269,7 @@ public struct ExportEntries: APIEndpoint {
 
     public init(_ request: EndpointRequest<NoBody>) throws(ParameterError) {
         format = .ndjson
-        if let text = request.queryValue("format") {
+        if let text = try request.queryValue("format") {
             guard let format = ExportFormat(rawValue: text) else {
                 throw ParameterError(name: "format", message: "must be ndjson or json, not '\(text.prefix(40))'")
             }

@@ -134,7 +134,7 @@ extension EndpointRequest {
     /// `q`, `order`, `since`, `until`, `tag` and `cursor` from the query, each checked.
     public func entryFilter() throws(ParameterError) -> EntryFilter {
         var filter = EntryFilter()
-        if let query = queryValue("q") {
+        if let query = try queryValue("q") {
             do {
                 _ = try SearchQuery.terms(of: query)
             } catch {
@@ -142,7 +142,7 @@ extension EndpointRequest {
             }
             filter.query = query
         }
-        if let text = queryValue("order") {
+        if let text = try queryValue("order") {
             guard let order = EntryOrder(rawValue: text) else {
                 throw ParameterError(name: "order", message: "must be relevance or newest, not '\(text.prefix(40))'")
             }
@@ -152,7 +152,7 @@ extension EndpointRequest {
             filter.order = order
         }
         for (name, endOfDay) in [("since", false), ("until", true)] {
-            guard let text = queryValue(name) else { continue }
+            guard let text = try queryValue(name) else { continue }
             guard let date = EntryFilter.date(text, endOfDay: endOfDay) else {
                 throw ParameterError(name: name, message: "must be an RFC 3339 time or a date such as 2026-11-01, not '\(text.prefix(40))'")
             }
@@ -175,7 +175,7 @@ extension EndpointRequest {
             case .failure(let error): throw ParameterError(name: "tag", message: error.message)
             }
         }
-        if let cursor = queryValue("cursor") {
+        if let cursor = try queryValue("cursor") {
             guard !cursor.isEmpty else { throw ParameterError(name: "cursor", message: "must not be empty") }
             filter.cursor = cursor
         }

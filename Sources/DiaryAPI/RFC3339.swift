@@ -1,30 +1,26 @@
+import CalendarTime
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// RFC 3339 timestamps in UTC with whole seconds (`2026-11-22T04:30:00Z`), the one date
-/// format of the API and of the database. Written with `gmtime_r`/`timegm`: no formatter
-/// object to share between threads.
+/// format of the API and of the database. Written with `CalendarTime` (glibc's
+/// `gmtime_r`/`timegm`): no formatter object to share between threads.
 public enum RFC3339 {
     public static func string(from date: Date) -> String {
-        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
+        let parts = CalendarTime(secondsSince1970: Int(date.timeIntervalSince1970.rounded(.down)))
         return String(unsafeUninitializedCapacity: 20) { buffer in
-            func put(_ value: Int32, _ width: Int, at offset: Int) {
+            func put(_ value: Int, _ width: Int, at offset: Int) {
                 var v = value
                 for i in stride(from: offset + width - 1, through: offset, by: -1) {
                     buffer[i] = UInt8(ascii: "0") + UInt8(v % 10)
                     v /= 10
                 }
             }
-            put(parts.tm_year + 1900, 4, at: 0); buffer[4] = UInt8(ascii: "-")
-            put(parts.tm_mon + 1, 2, at: 5); buffer[7] = UInt8(ascii: "-")
-            put(parts.tm_mday, 2, at: 8); buffer[10] = UInt8(ascii: "T")
-            put(parts.tm_hour, 2, at: 11); buffer[13] = UInt8(ascii: ":")
-            put(parts.tm_min, 2, at: 14); buffer[16] = UInt8(ascii: ":")
-            put(parts.tm_sec, 2, at: 17); buffer[19] = UInt8(ascii: "Z")
+            put(parts.year, 4, at: 0); buffer[4] = UInt8(ascii: "-")
+            put(parts.month, 2, at: 5); buffer[7] = UInt8(ascii: "-")
+            put(parts.day, 2, at: 8); buffer[10] = UInt8(ascii: "T")
+            put(parts.hour, 2, at: 11); buffer[13] = UInt8(ascii: ":")
+            put(parts.minute, 2, at: 14); buffer[16] = UInt8(ascii: ":")
+            put(parts.second, 2, at: 17); buffer[19] = UInt8(ascii: "Z")
             return 20
         }
     }
@@ -64,16 +60,10 @@ public enum RFC3339 {
             return nil
         }
         guard i == b.count else { return nil }
-        var parts = tm()
-        parts.tm_year = Int32(year - 1900)
-        parts.tm_mon = Int32(month - 1)
-        parts.tm_mday = Int32(day)
-        parts.tm_hour = Int32(hour)
-        parts.tm_min = Int32(minute)
-        parts.tm_sec = Int32(second)
-        let seconds = timegm(&parts)
-        // timegm normalises 31 February into March; a date that moved was not a date.
-        guard parts.tm_mday == Int32(day), parts.tm_mon == Int32(month - 1) else { return nil }
+        let time = CalendarTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+        let (seconds, dateCarriedOver) = time.secondsSince1970
+        // 31 February is carried into March; a date that moved was not a date.
+        guard !dateCarriedOver else { return nil }
         return Date(timeIntervalSince1970: TimeInterval(seconds - offset))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// `HTTPTransport` for `https://` URLs through the `curl` command.
 ///
@@ -39,21 +40,23 @@ struct CurlTransport: HTTPTransport {
         // --include writes the head as received, then the body with any chunking undone.
         var reader = SocketTransport.Reader(bytes: Array(output))
         let head = try SocketTransport.readFinalHead(&reader)
-        return RawResponse(status: head.status, headers: head.headers, body: Data(try reader.readToEnd()))
+        return RawResponse(head: head, body: Data(try reader.readToEnd()))
     }
 
     // MARK: - Config
 
     /// curl's config for `request`: one `name = "value"` a line.
     static func config(for request: PreparedRequest, bodyFile: URL?) throws(TransportFailure) -> String {
-        var lines = ["url = \(quoted(request.url.absoluteString))"]
-        if request.method == "HEAD" {
+        guard let url = request.url else { throw TransportFailure(reason: "not an http:// or https:// URL") }
+        var lines = ["url = \(quoted(url.absoluteString))"]
+        if request.head.method == .head {
             lines.append("head")
         } else {
-            lines.append("request = \(quoted(request.method))")
+            lines.append("request = \(quoted(request.head.method.rawValue))")
         }
-        for (name, value) in try request.checkedHeaders() {
-            lines.append("header = \(quoted("\(name): \(value)"))")
+        // Header values hold no line break: `HTTPField` makes one a space.
+        for field in request.head.headerFields {
+            lines.append("header = \(quoted("\(field.name.rawName): \(field.value)"))")
         }
         // curl would otherwise wait for "100 Continue" before a large body.
         lines.append("header = \"Expect:\"")

@@ -1,5 +1,6 @@
 import DiaryAPI
 import Foundation
+import HTTPTypes
 
 /// Sends any `APIEndpoint` to a diary server and decodes its response.
 ///
@@ -36,16 +37,18 @@ public struct DiaryClient: Sendable {
 
     /// Sends `endpoint` and decodes its response (`NoContent` for a 204).
     /// - Parameter headers: extra header fields, such as `If-Match` or `Idempotency-Key`.
-    public func send<E: APIEndpoint>(_ endpoint: E, headers: [String: String] = [:]) async throws -> E.Response {
+    public func send<E: APIEndpoint>(_ endpoint: E, headers: HTTPFields = [:]) async throws -> E.Response {
         let response = try await sendRaw(endpoint, headers: headers)
         return try Self.decode(E.self, from: response)
     }
 
     /// Sends `endpoint` and returns the successful answer's bytes undecoded, for printing
     /// the server's JSON as received or reading its headers. A non-2xx answer still throws `APIError`.
-    public func sendRaw<E: APIEndpoint>(_ endpoint: E, headers: [String: String] = [:]) async throws -> RawResponse {
+    public func sendRaw<E: APIEndpoint>(_ endpoint: E, headers: HTTPFields = [:]) async throws -> RawResponse {
         var request = try makeRequest(for: endpoint)
-        request.headers.merge(headers) { _, extra in extra }
+        for field in headers {
+            request.head.headerFields[field.name] = field.value
+        }
         let response: RawResponse
         do {
             response = try await transport.send(request)
@@ -63,12 +66,15 @@ public struct DiaryClient: Sendable {
     /// The request `send` would make for `endpoint`: URL, method, headers and JSON body.
     /// Throws `MissingTokenError` or `InvalidRequestError` instead of building a request the server must refuse.
     public func makeRequest<E: APIEndpoint>(for endpoint: E) throws -> PreparedRequest {
-        let method = E.method.rawValue
-        var headers = ["Accept": "application/json"]
+        var headers: HTTPFields = [.accept: "application/json"]
         if let token {
-            headers["Authorization"] = "Bearer \(token)"
+            // A line break in a pasted token would become a space in the field: say so instead.
+            guard !token.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
+                throw ConnectionError(serverURL: serverURL, reason: "the header Authorization contains a line break")
+            }
+            headers[.authorization] = "Bearer \(token)"
         } else if E.access == .token {
-            throw MissingTokenError(method: method, path: endpoint.renderedPath)
+            throw MissingTokenError(method: E.method.rawValue, path: endpoint.renderedPath)
         }
         var body: Data?
         if let value = endpoint.body {
@@ -76,9 +82,10 @@ public struct DiaryClient: Sendable {
                 throw InvalidRequestError(failure.errors)
             }
             body = try DiaryJSON.makeEncoder().encode(value)
-            headers["Content-Type"] = "application/json"
+            headers[.contentType] = "application/json"
         }
-        return PreparedRequest(method: method, url: Self.url(serverURL: serverURL, target: endpoint.renderedTarget), headers: headers, body: body)
+        let url = Self.url(serverURL: serverURL, target: endpoint.renderedTarget)
+        return PreparedRequest(method: E.method, url: url, headerFields: headers, body: body)
     }
 
     /// `serverURL` with `target` (an endpoint's percent-encoded path and query) appended to its own path.

@@ -43,7 +43,7 @@ public struct APIError: DiaryClientError, Equatable {
         } else if !text.isEmpty {
             message = "the server answered: \(text)"
         } else {
-            message = HTTPStatus.phrase(status)
+            message = StatusPhrase.of(status)
         }
         return "\(message) (\(status))"
     }
@@ -144,9 +144,10 @@ public enum TextLine {
     }
 }
 
-enum HTTPStatus {
+/// What a status says when the answer itself says nothing: the one place the client names statuses.
+enum StatusPhrase {
     /// The reason phrase of a common status in lower case ("not found"), else a neutral phrase.
-    static func phrase(_ status: Int) -> String {
+    static func of(_ status: Int) -> String {
         switch status {
         case 400: "bad request"
         case 401: "unauthorized"

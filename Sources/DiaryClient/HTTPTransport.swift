@@ -1,46 +1,55 @@
 import Foundation
+import HTTPTypes
 // No FoundationNetworking here, nor anywhere in the client: linking it alone made every run of
 // `diary` load libcurl and its libraries (see `CurlTransport`).
 
 // MARK: - Request and response values
 
-/// A request ready to go on the wire: what `DiaryClient` builds from an endpoint.
+/// A request ready to go on the wire: what `DiaryClient` builds from an endpoint, as
+/// swift-http-types' head (method, scheme, authority, the path with its query as sent, and
+/// header fields) with its body: the vocabulary the server's `HTTPCore` and the API contract speak.
 public struct PreparedRequest: Sendable, Equatable {
-    public var method: String
-    public var url: URL
-    /// Header names as sent (`Accept`, `Authorization`, `Content-Type`).
-    public var headers: [String: String]
+    public var head: HTTPRequest
     public var body: Data?
 
-    public init(method: String, url: URL, headers: [String: String] = [:], body: Data? = nil) {
-        self.method = method
-        self.url = url
-        self.headers = headers
+    public init(head: HTTPRequest, body: Data? = nil) {
+        self.head = head
         self.body = body
     }
+
+    /// A request for `url`, whose percent encoding goes on the wire as written.
+    public init(method: HTTPRequest.Method, url: URL, headerFields: HTTPFields = [:], body: Data? = nil) {
+        self.init(head: HTTPRequest(method: method, url: url, headerFields: headerFields), body: body)
+    }
+
+    /// The URL the head points at: scheme, authority, path and query.
+    public var url: URL? { head.url }
 }
 
-/// A server's answer as received, before any decoding.
+/// A server's answer as received, before any decoding: swift-http-types' head (status and
+/// header fields, a repeated field kept in order) and the body.
 public struct RawResponse: Sendable, Equatable {
-    public var status: Int
-    /// Header names in lower case.
-    public var headers: [String: String]
+    public var head: HTTPResponse
     public var body: Data
 
-    public init(status: Int, headers: [String: String] = [:], body: Data = Data()) {
-        self.status = status
-        self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { _, last in last })
+    public init(head: HTTPResponse, body: Data = Data()) {
+        self.head = head
         self.body = body
     }
 
-    /// The value of a header, whatever the case of `name`.
+    /// The status code.
+    public var status: Int { head.status.code }
+
+    public var headerFields: HTTPFields { head.headerFields }
+
+    /// The value of a header, whatever the case of `name`; repeated fields joined with ", ".
     public func header(_ name: String) -> String? {
-        headers[name.lowercased()]
+        HTTPField.Name(name).flatMap { head.headerFields[$0] }
     }
 
     /// The media type of `Content-Type` without its parameters, in lower case.
     public var mediaType: String? {
-        header("Content-Type").map { value in
+        head.headerFields[.contentType].map { value in
             String(value.prefix { $0 != ";" }).trimmingCharacters(in: .whitespaces).lowercased()
         }
     }
@@ -67,17 +76,4 @@ struct TransportFailure: Error, Sendable, Equatable {
     static let unknownHost = TransportFailure(reason: "unknown host")
     static let closed = TransportFailure(reason: "the connection closed before the answer was complete")
     static let invalid = TransportFailure(reason: "the answer was not valid HTTP")
-}
-
-extension PreparedRequest {
-    /// The header fields by name, each checked: a line break in a value (a pasted token) would
-    /// start a header of its own on the wire, or a line of its own in curl's config.
-    func checkedHeaders() throws(TransportFailure) -> [(name: String, value: String)] {
-        try headers.sorted { $0.key < $1.key }.map { (name, value) throws(TransportFailure) in
-            guard !name.isEmpty, !(name + value).unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
-                throw TransportFailure(reason: "the header \(name) contains a line break")
-            }
-            return (name, value)
-        }
-    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import TCPSockets
 
 /// `HTTPTransport` for `http://` URLs on a plain POSIX socket: one HTTP/1.1 exchange per
@@ -18,10 +19,10 @@ struct SocketTransport: HTTPTransport {
 
     /// The blocking exchange behind `send`.
     func exchange(_ request: PreparedRequest) throws(TransportFailure) -> RawResponse {
-        guard let address = Address(request.url) else {
+        guard let url = request.url, let address = Address(url) else {
             throw TransportFailure(reason: "not an http:// URL")
         }
-        let bytes = try Self.encode(request, address: address)
+        let bytes = Self.encode(request, address: address)
         let socket = try Self.mapping { () throws(ClientSocket.Failure) in
             try ClientSocket.connect(host: address.host, port: address.port, timeout: timeout)
         }
@@ -31,24 +32,24 @@ struct SocketTransport: HTTPTransport {
         } catch {
             // A server may answer and close before reading all of a request (413 on a large
             // body); its answer is still the better report, when it is there and whole.
-            if let answer = try? Self.readResponse(from: socket, method: request.method) { return answer }
+            if let answer = try? Self.readResponse(from: socket, method: request.head.method) { return answer }
             throw error
         }
-        return try Self.readResponse(from: socket, method: request.method)
+        return try Self.readResponse(from: socket, method: request.head.method)
     }
 
     // MARK: - Request
 
     /// The request's bytes on the wire: request line, headers, blank line, body.
-    static func encode(_ request: PreparedRequest, address: Address) throws(TransportFailure) -> [UInt8] {
-        var head = "\(request.method) \(address.target) HTTP/1.1\r\nHost: \(address.hostHeader)\r\nConnection: close\r\n"
-        for (name, value) in try request.checkedHeaders() {
-            let lower = name.lowercased()
-            guard lower != "host", lower != "connection", lower != "content-length" else { continue }
-            head += "\(name): \(value)\r\n"
+    static func encode(_ request: PreparedRequest, address: Address) -> [UInt8] {
+        var head = "\(request.head.method.rawValue) \(address.target) HTTP/1.1\r\nHost: \(address.hostHeader)\r\nConnection: close\r\n"
+        // Header values hold no line break: `HTTPField` makes one a space.
+        for field in request.head.headerFields {
+            guard field.name.canonicalName != "host", field.name != .connection, field.name != .contentLength else { continue }
+            head += "\(field.name.rawName): \(field.value)\r\n"
         }
         let body = request.body ?? Data()
-        if request.body != nil || ["POST", "PUT", "PATCH"].contains(request.method) {
+        if request.body != nil || [.post, .put, .patch].contains(request.head.method) {
             head += "Content-Length: \(body.count)\r\n"
         }
         head += "\r\n"
@@ -59,18 +60,19 @@ struct SocketTransport: HTTPTransport {
 
     /// Reads one response as RFC 9112 frames it: no body for HEAD, 1xx, 204 and 304; chunked
     /// when `Transfer-Encoding` ends in chunked; else `Content-Length`; else up to the close.
-    static func readResponse(from socket: ClientSocket, method: String) throws(TransportFailure) -> RawResponse {
+    static func readResponse(from socket: ClientSocket, method: HTTPRequest.Method) throws(TransportFailure) -> RawResponse {
         var reader = Reader(socket: socket)
         let head = try readFinalHead(&reader)
-        let headers = head.headers
+        let headers = head.headerFields
+        let status = head.status.code
         let body: [UInt8]
-        if method == "HEAD" || head.status < 200 || head.status == 204 || head.status == 304 {
+        if method == .head || status < 200 || status == 204 || status == 304 {
             body = []
-        } else if let codings = headers["transfer-encoding"] {
+        } else if let codings = headers[.transferEncoding] {
             let last = codings.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
             body = last == "chunked" ? try readChunked(&reader) : try reader.readToEnd()
-        } else if let length = headers["content-length"] {
-            // Duplicates were joined with ", ": acceptable only when they all agree.
+        } else if let length = headers[.contentLength] {
+            // Duplicates are joined with ", ": acceptable only when they all agree.
             let values = Set(length.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) })
             guard values.count == 1, let text = values.first, !text.isEmpty, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),
                   let count = Int(text) else {
@@ -80,25 +82,19 @@ struct SocketTransport: HTTPTransport {
         } else {
             body = try reader.readToEnd()
         }
-        return RawResponse(status: head.status, headers: headers, body: Data(body))
-    }
-
-    struct Head {
-        var status: Int
-        /// Lower-case names; repeated fields joined with ", " as HTTP allows.
-        var headers: [String: String]
+        return RawResponse(head: head, body: Data(body))
     }
 
     /// The head of the final answer, past any interim 1xx ones (`100 Continue`).
-    static func readFinalHead(_ reader: inout Reader) throws(TransportFailure) -> Head {
+    static func readFinalHead(_ reader: inout Reader) throws(TransportFailure) -> HTTPResponse {
         var head = try readHead(&reader)
-        while (100..<200).contains(head.status) && head.status != 101 {
+        while (100..<200).contains(head.status.code) && head.status.code != 101 {
             head = try readHead(&reader)
         }
         return head
     }
 
-    private static func readHead(_ reader: inout Reader) throws(TransportFailure) -> Head {
+    private static func readHead(_ reader: inout Reader) throws(TransportFailure) -> HTTPResponse {
         let statusLine = try reader.readLine()
         // "HTTP/1.1 200 OK": version, a space, three digits, then a space and a reason or nothing.
         let bytes = Array(statusLine.utf8)
@@ -106,7 +102,7 @@ struct SocketTransport: HTTPTransport {
               bytes[9...11].allSatisfy({ $0 >= 48 && $0 <= 57 }), bytes.count == 12 || bytes[12] == 32,
               let status = Int(String(decoding: bytes[9...11], as: UTF8.self)), status >= 100
         else { throw TransportFailure.invalid }
-        var headers: [String: String] = [:]
+        var headers = HTTPFields()
         var total = statusLine.utf8.count
         while true {
             let line = try reader.readLine()
@@ -116,14 +112,11 @@ struct SocketTransport: HTTPTransport {
             let name = line[..<colon]
             guard !name.isEmpty, !name.contains(where: { $0 == " " || $0 == "\t" }) else { throw TransportFailure.invalid }
             let value = line[line.index(after: colon)...].trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
-            let key = name.lowercased()
-            if let earlier = headers[key] {
-                headers[key] = earlier + ", " + value
-            } else {
-                headers[key] = value
-            }
+            // A name that is not a token names no field anyone reads: it is left out.
+            guard let fieldName = HTTPField.Name(String(name)) else { continue }
+            headers.append(HTTPField(name: fieldName, value: value))
         }
-        return Head(status: status, headers: headers)
+        return HTTPResponse(status: HTTPResponse.Status(code: status), headerFields: headers)
     }
 
     private static func readChunked(_ reader: inout Reader) throws(TransportFailure) -> [UInt8] {

@@ -1,33 +1,47 @@
 import ByteEncodings
+import DiaryAPI
 
-/// The paths of the reading pages and feeds, made in one place for the templates and the
-/// server's routes. Relative to the site's root: pages link with these, feeds put the public
-/// URL in front.
+/// The paths of the reading pages and feeds, defined once: the server's router matches
+/// `SitePaths.Route`'s templates, and the templates' links render the same ones, as the API's
+/// endpoints render their `path`. Relative to the site's root: pages link with these, feeds
+/// put the public URL in front.
 public enum SitePaths {
-    public static let home = "/"
-    public static let search = "/search"
-    public static let feed = "/feed.atom"
-    public static let stylesheet = "/style.css"
+    /// Each page's and feed's path, with its parameters named.
+    public enum Route {
+        public static let home: PathTemplate = "/"
+        public static let diary: PathTemplate = "/diaries/{diary_id}"
+        public static let diaryFeed: PathTemplate = "/diaries/{diary_id}/feed.atom"
+        public static let entry: PathTemplate = "/entries/{entry_id}"
+        public static let tag: PathTemplate = "/tags/{tag}"
+        public static let search: PathTemplate = "/search"
+        public static let feed: PathTemplate = "/feed.atom"
+        public static let stylesheet: PathTemplate = "/style.css"
+    }
+
+    public static let home = Route.home.render([:])
+    public static let search = Route.search.render([:])
+    public static let feed = Route.feed.render([:])
+    public static let stylesheet = Route.stylesheet.render([:])
 
     public static func home(cursor: String?) -> String {
         query(home, [("cursor", cursor)])
     }
 
     public static func entry(_ id: Int64) -> String {
-        "/entries/\(id)"
+        Route.entry.render(["entry_id": String(id)])
     }
 
     public static func diary(_ id: Int64, cursor: String? = nil) -> String {
-        query("/diaries/\(id)", [("cursor", cursor)])
+        query(Route.diary.render(["diary_id": String(id)]), [("cursor", cursor)])
     }
 
     public static func diaryFeed(_ id: Int64) -> String {
-        "/diaries/\(id)/feed.atom"
+        Route.diaryFeed.render(["diary_id": String(id)])
     }
 
     /// A tag's page; the tag is one path segment, percent-encoded.
     public static func tag(_ tag: String, cursor: String? = nil) -> String {
-        query("/tags/" + PercentEncoding.encode(tag), [("cursor", cursor)])
+        query(Route.tag.render(["tag": tag]), [("cursor", cursor)])
     }
 
     public static func search(_ text: String?, cursor: String? = nil) -> String {

@@ -13,7 +13,7 @@ public struct Authenticator: Sendable {
         self.store = store
     }
 
-    public func user(for request: HTTPRequest) throws(Problem) -> User {
+    public func user(for request: Request) throws(Problem) -> User {
         guard let header = request.headers[.authorization] else {
             throw .unauthorized("This request needs a token: add -H 'Authorization: Bearer TOKEN'.")
         }

@@ -1,5 +1,6 @@
 import DiaryAPI
 import HTTPCore
+import HTTPTypes
 
 /// Cross-origin access for browser scripts from the configured origins only. Other origins
 /// get the same answers without `Access-Control-*` headers, which browsers then withhold.
@@ -13,12 +14,12 @@ struct CORSPolicy: Sendable {
     static let allowedMethods = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS"
     static let allowedHeaders = ([
         .authorization, .contentType, .ifMatch, .ifNoneMatch, .ifModifiedSince, .idempotencyKey,
-    ] as [HTTPHeaderName]).map(\.rawName).joined(separator: ", ")
+    ] as [HTTPField.Name]).map(\.rawName).joined(separator: ", ")
     static let exposedHeaders = ([
         .eTag, .link, .location, .totalCount, .idempotentReplayed, .lastModified,
-    ] as [HTTPHeaderName]).map(\.rawName).joined(separator: ", ")
+    ] as [HTTPField.Name]).map(\.rawName).joined(separator: ", ")
 
-    func respond(to request: HTTPRequest, next: (HTTPRequest) -> HTTPResponse) -> HTTPResponse {
+    func respond(to request: Request, next: (Request) -> Response) -> Response {
         var response = next(request)
         guard !allowedOrigins.isEmpty else { return response }
         response.headers.add(.vary, "Origin")

@@ -3,6 +3,7 @@ import DiaryPages
 import DiaryStore
 import Foundation
 import HTTPCore
+import HTTPTypes
 
 // MARK: - Reading pages and feeds
 
@@ -11,24 +12,24 @@ extension DiaryApplication {
     /// the Atom feeds and the stylesheet, beside the API on the same port. Every page is an
     /// anonymous read kept in the same response cache as the API's answers.
     static func addPages(to router: inout Router, handlers h: Handlers, cache: ResponseCache?, site: SiteAddress, pages: PageRenderer) {
-        router.addPage("/", cache: cache, pages: pages) { context throws(Problem) in
+        router.addPage(SitePaths.Route.home, cache: cache, pages: pages) { context throws(Problem) in
             let filter = EntryFilter(cursor: try cursor(context))
             let (listing, lastModified) = try h.listing(.newest, diaryID: nil, filter: filter, path: SitePaths.home(cursor:))
             return PageBody(bytes: pages.list(listing), lastModified: lastModified)
         }
-        router.addPage("/diaries/{diary_id}", cache: cache, pages: pages) { context throws(Problem) in
+        router.addPage(SitePaths.Route.diary, cache: cache, pages: pages) { context throws(Problem) in
             let id = try pathID(context, "diary_id", subject: "diary")
             let diary = try h.found("diary \(id)") { () throws(StoreError) in try h.store.diary(id: id, viewerID: nil) }
             let filter = EntryFilter(cursor: try cursor(context))
             let (listing, lastModified) = try h.listing(.diary(diary), diaryID: id, filter: filter) { SitePaths.diary(id, cursor: $0) }
             return PageBody(bytes: pages.list(listing), lastModified: lastModified)
         }
-        router.addPage("/entries/{entry_id}", cache: cache, pages: pages) { context throws(Problem) in
+        router.addPage(SitePaths.Route.entry, cache: cache, pages: pages) { context throws(Problem) in
             let id = try pathID(context, "entry_id", subject: "entry")
             let (reading, lastModified) = try h.reading(entryID: id)
             return PageBody(bytes: pages.entry(reading), lastModified: lastModified)
         }
-        router.addPage("/tags/{tag}", cache: cache, pages: pages) { context throws(Problem) in
+        router.addPage(SitePaths.Route.tag, cache: cache, pages: pages) { context throws(Problem) in
             let tag: String
             switch TagRules.tag(context.pathParameters["tag"] ?? "", field: "tag") {
             case .success(let valid): tag = valid
@@ -38,8 +39,8 @@ extension DiaryApplication {
             let (listing, lastModified) = try h.listing(.tag(tag), diaryID: nil, filter: filter) { SitePaths.tag(tag, cursor: $0) }
             return PageBody(bytes: pages.list(listing), lastModified: lastModified)
         }
-        router.addPage(PathTemplate(SitePaths.search), cache: cache, pages: pages) { context throws(Problem) in
-            guard let query = context.query("q"), !query.allSatisfy(\.isWhitespace) else {
+        router.addPage(SitePaths.Route.search, cache: cache, pages: pages) { context throws(Problem) in
+            guard let query = try context.query("q"), !query.allSatisfy(\.isWhitespace) else {
                 return PageBody(bytes: pages.list(EntryListing(subject: .search(query: nil, problem: nil), entries: [], total: 0)))
             }
             do throws(SearchQuery.SyntaxError) {
@@ -55,7 +56,7 @@ extension DiaryApplication {
             }
             return PageBody(bytes: pages.list(listing), lastModified: lastModified)
         }
-        router.addPage(PathTemplate(SitePaths.feed), cache: cache, pages: pages) { _ throws(Problem) in
+        router.addPage(SitePaths.Route.feed, cache: cache, pages: pages) { _ throws(Problem) in
             let (entries, updated) = try h.feedEntries(diaryID: nil)
             let feed = AtomFeed(
                 title: "\(pages.siteName): newest entries", baseURL: site.url, selfPath: SitePaths.feed, alternatePath: SitePaths.home,
@@ -63,7 +64,7 @@ extension DiaryApplication {
             )
             return PageBody(bytes: feed.render(), contentType: "\(AtomFeed.mediaType); charset=utf-8", lastModified: updated)
         }
-        router.addPage("/diaries/{diary_id}/feed.atom", cache: cache, pages: pages) { context throws(Problem) in
+        router.addPage(SitePaths.Route.diaryFeed, cache: cache, pages: pages) { context throws(Problem) in
             let id = try pathID(context, "diary_id", subject: "diary")
             let diary = try h.found("diary \(id)") { () throws(StoreError) in try h.store.diary(id: id, viewerID: nil) }
             let (entries, updated) = try h.feedEntries(diaryID: id)
@@ -73,12 +74,12 @@ extension DiaryApplication {
             )
             return PageBody(bytes: feed.render(), contentType: "\(AtomFeed.mediaType); charset=utf-8", lastModified: updated ?? diary.updated)
         }
-        router.add(StylesheetRoute.route)
+        router.add(StylesheetRoute.route(pages: pages))
     }
 
     /// The `cursor` of a list page's address; an empty one is no cursor.
     private static func cursor(_ context: PageContext) throws(Problem) -> String? {
-        guard let cursor = context.query("cursor"), !cursor.isEmpty else { return nil }
+        guard let cursor = try context.query("cursor"), !cursor.isEmpty else { return nil }
         return cursor
     }
 
@@ -96,7 +97,7 @@ extension DiaryApplication {
 /// it must be checked again each time.
 enum StylesheetRoute {
     private static func representation(immutable: Bool) -> Representation {
-        var headers = HTTPHeaders.standard(contentType: "text/css; charset=utf-8", cacheable: true)
+        var headers = HTTPFields.standard(contentType: "text/css; charset=utf-8", cacheable: true)
         if immutable { headers[.cacheControl] = "public, max-age=31536000, immutable" }
         return Representation(headers: headers, body: Stylesheet.bytes, lastModified: nil)
     }
@@ -104,8 +105,16 @@ enum StylesheetRoute {
     private static let versioned = representation(immutable: true)
     private static let unversioned = representation(immutable: false)
 
-    static let route = Router.Route(method: .get, path: PathTemplate(SitePaths.stylesheet)) { request, _ in
-        let current = request.queryItems()?.first { $0.name == "v" }?.value == Stylesheet.version
-        return (current ? versioned : unversioned).answer(to: request)
+    /// The route; a `v` sent twice is an error page (`QueryParameters`), as a page's parameter is.
+    static func route(pages: PageRenderer) -> Router.Route {
+        Router.Route(method: .get, path: SitePaths.Route.stylesheet) { request, _ in
+            let query = request.queryItems()?.map { (name: $0.name, value: $0.value) } ?? []
+            do throws(ParameterError) {
+                let current = try QueryParameters.value(of: "v", in: query) == Stylesheet.version
+                return (current ? versioned : unversioned).answer(to: request)
+            } catch {
+                return Response(errorPage: .invalidParameter(error), pages: pages)
+            }
+        }
     }
 }

@@ -51,7 +51,7 @@ public struct DiaryApplication: HTTPResponder {
         Self.addPages(to: &router, handlers: handlers, cache: cache, site: site, pages: pages)
         // Outside the API, people read: the router's own problems are pages too.
         router.problemResponse = { request, problem, headers in
-            HTTPResponse.isAPI(request) ? HTTPResponse(problem: problem, headers: headers) : HTTPResponse(errorPage: problem, pages: pages, headers: headers)
+            Response.isAPI(request) ? Response(problem: problem, headers: headers) : Response(errorPage: problem, pages: pages, headers: headers)
         }
         self.router = router
         siteAddress = site
@@ -64,13 +64,13 @@ public struct DiaryApplication: HTTPResponder {
         siteAddress.listening(host: host, port: port)
     }
 
-    public func respond(to request: HTTPRequest) -> HTTPResponse {
+    public func respond(to request: Request) -> Response {
         cors.respond(to: request) { request in
             responseCache?.keptAnswer(to: request) ?? router.respond(to: request)
         }
     }
 
-    public func respond(to error: HTTPRequestError, request: HTTPRequest) -> HTTPResponse {
+    public func respond(to error: HTTPRequestError, request: Request) -> Response {
         let title = error.status.code == 413 ? "Content Too Large" : "Bad Request"
         let problem = Problem(title: title, status: error.status.code, detail: error.reason)
         return router.problemResponse(request, problem, [.connection: "close"])

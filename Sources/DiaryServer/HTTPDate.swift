@@ -1,21 +1,17 @@
+import CalendarTime
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// HTTP dates (`Sun, 06 Nov 1994 08:49:37 GMT`, RFC 9110's IMF-fixdate) for `Last-Modified`
-/// and `If-Modified-Since`, written with `gmtime_r`/`timegm`: no shared formatter.
+/// and `If-Modified-Since`, written with `CalendarTime`: no shared formatter.
 enum HTTPDate {
     private static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     static func string(from date: Date) -> String {
-        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
-        var t = tm()
-        gmtime_r(&seconds, &t)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(days[Int(t.tm_wday)]), \(two(t.tm_mday)) \(months[Int(t.tm_mon)]) \(t.tm_year + 1900) "
-            + "\(two(t.tm_hour)):\(two(t.tm_min)):\(two(t.tm_sec)) GMT"
+        let t = CalendarTime(secondsSince1970: Int(date.timeIntervalSince1970.rounded(.down)))
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(days[t.weekday]), \(two(t.day)) \(months[t.month - 1]) \(t.year) "
+            + "\(two(t.hour)):\(two(t.minute)):\(two(t.second)) GMT"
     }
 
     /// The date in an IMF-fixdate, or nil for anything else (a condition with a date that
@@ -30,13 +26,8 @@ enum HTTPDate {
               (1...31).contains(day), (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second),
               (1970...9999).contains(year)
         else { return nil }
-        var t = tm()
-        t.tm_year = year - 1900
-        t.tm_mon = Int32(monthIndex)
-        t.tm_mday = day
-        t.tm_hour = hour
-        t.tm_min = minute
-        t.tm_sec = second
-        return Date(timeIntervalSince1970: TimeInterval(timegm(&t)))
+        // A day past the month's end (31 February) carries over, as it always has here.
+        let moment = CalendarTime(year: Int(year), month: monthIndex + 1, day: Int(day), hour: Int(hour), minute: Int(minute), second: Int(second))
+        return Date(timeIntervalSince1970: TimeInterval(moment.secondsSince1970.seconds))
     }
 }

@@ -49,16 +49,26 @@ extension Handlers {
                     newer = path(nil)
                 }
             }
-            var titles: [Int64: String] = [:]
-            for diaryID in Set(results.page.entries.map(\.diaryID)) {
-                titles[diaryID] = try store.diary(id: diaryID, viewerID: nil)?.title
-            }
             let listing = EntryListing(
-                subject: subject, entries: results.page.entries, diaryTitles: titles, total: results.page.total,
+                subject: subject, entries: results.page.entries, diaryTitles: try diaryTitles(of: results.page.entries, subject: subject),
+                total: results.page.total,
                 newerPath: newer, olderPath: older
             )
             return (listing, lastModified)
         }
+    }
+
+    /// The titles of the diaries `entries` are in, by id, read in one store call whatever the
+    /// number of diaries (none when a diary's own page already holds its title, or the page is empty).
+    private func diaryTitles(of entries: [Entry], subject: EntryListing.Subject) throws(StoreError) -> [Int64: String] {
+        if case .diary(let diary) = subject { return [diary.id: diary.title] }
+        guard !entries.isEmpty else { return [:] }
+        let shown = Set(entries.map(\.diaryID))
+        var titles: [Int64: String] = [:]
+        for diary in try store.diaries(viewerID: nil) where shown.contains(diary.id) {
+            titles[diary.id] = diary.title
+        }
+        return titles
     }
 
     /// An entry's page: the entry if anyone may read it by its address (public or unlisted),
@@ -94,6 +104,8 @@ extension Handlers {
 
     /// How many entries of `base`'s list sort at or above (`created`, `id`) in newest-first
     /// order: those created later, and those created in the same second with an id as high or higher.
+    /// Two store calls, unless more than `PageRequest.maxPerPage` entries share that second: the
+    /// store counts no entries above a position, so those below it in the second are paged through.
     private func countAtOrAbove(created: Date, id: Int64, in base: EntryQuery) throws(StoreError) -> Int {
         var since = base
         since.filter.since = created

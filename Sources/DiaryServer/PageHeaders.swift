@@ -1,9 +1,10 @@
 import DiaryAPI
 import HTTPCore
+import HTTPTypes
 
-extension HTTPHeaderName {
-    static let referrerPolicy = HTTPHeaderName("Referrer-Policy")!
-    static let xFrameOptions = HTTPHeaderName("X-Frame-Options")!
+extension HTTPField.Name {
+    static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
+    static let xFrameOptions = HTTPField.Name("X-Frame-Options")!
 }
 
 /// The headers of the reading pages and feeds: what every API answer carries, and a strict
@@ -15,8 +16,8 @@ enum PageHeaders {
         "default-src 'none'; style-src 'self'; img-src http: https:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
     static let html = "text/html; charset=utf-8"
 
-    static func document(contentType: String, cacheable: Bool) -> HTTPHeaders {
-        var headers = HTTPHeaders.standard(contentType: contentType, cacheable: cacheable)
+    static func document(contentType: String, cacheable: Bool) -> HTTPFields {
+        var headers = HTTPFields.standard(contentType: contentType, cacheable: cacheable)
         headers.add(.contentSecurityPolicy, contentSecurityPolicy)
         // A link out of an unlisted entry tells the other site nothing but this site's name.
         headers.add(.referrerPolicy, "strict-origin-when-cross-origin")

@@ -1,6 +1,7 @@
 import DiaryAPI
 import DiaryStore
 import HTTPCore
+import HTTPTypes
 
 // MARK: - Problems the API answers with
 
@@ -52,7 +53,7 @@ extension Problem {
             self.init(
                 type: "/problems/idempotency-key-reused", title: "Unprocessable Content", status: 422,
                 detail: "This Idempotency-Key was already used with a different request; use a new key for a new request.",
-                errors: [FieldError(field: HTTPHeaderName.idempotencyKey.rawName, message: "was already used with a different request")]
+                errors: [FieldError(field: HTTPField.Name.idempotencyKey.rawName, message: "was already used with a different request")]
             )
         case .unavailable:
             self.init(title: "Service Unavailable", status: 503, detail: "The database cannot answer now, and nothing was written. Try again later.")
@@ -62,10 +63,10 @@ extension Problem {
 
 // MARK: - Encoding
 
-extension HTTPResponse {
+extension Response {
     /// A problem+json response; 401 carries the challenge a client needs.
-    init(problem: Problem, headers extra: HTTPHeaders = HTTPHeaders()) {
-        var headers = HTTPHeaders.standard(contentType: "\(Problem.mediaType); charset=utf-8", cacheable: false)
+    init(problem: Problem, headers extra: HTTPFields = HTTPFields()) {
+        var headers = HTTPFields.standard(contentType: "\(Problem.mediaType); charset=utf-8", cacheable: false)
         if problem.status == 401 {
             headers.add(.wwwAuthenticate, #"Bearer realm="diary""#)
         }
@@ -73,13 +74,13 @@ extension HTTPResponse {
             headers.add(.retryAfter, "1")
         }
         for field in extra { headers[field.name] = field.value }
-        self.init(status: HTTPStatus(code: problem.status), headers: headers, body: JSONCoding.encode(problem))
+        self.init(status: HTTPResponse.Status(code: problem.status), headers: headers, body: JSONCoding.encode(problem))
     }
 }
 
-extension HTTPHeaders {
+extension HTTPFields {
     /// The headers every response carries; `cacheable` is false for answers that depend on who asks.
-    static func standard(contentType: String, cacheable: Bool) -> HTTPHeaders {
+    static func standard(contentType: String, cacheable: Bool) -> HTTPFields {
         [
             .contentType: contentType,
             .xContentTypeOptions: "nosniff",

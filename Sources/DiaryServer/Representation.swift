@@ -1,28 +1,29 @@
 import DiaryAPI
 import Foundation
 import HTTPCore
+import HTTPTypes
 
 /// The full answer to a GET, with the validators a conditional request is checked against:
 /// what the response cache keeps, so that a kept answer is checked the same way as a new one.
 struct Representation: Sendable {
     /// The 200 response, `ETag` and `Last-Modified` included.
-    let response: HTTPResponse
+    let response: Response
     let tag: String
     let lastModified: Date?
 
     /// Adds `ETag` (and `Last-Modified` when known) to a 200 response of `body`.
-    init(headers: HTTPHeaders, body: [UInt8], lastModified: Date?) {
+    init(headers: HTTPFields, body: [UInt8], lastModified: Date?) {
         var headers = headers
         tag = EntityTag.of(body)
         headers.add(.eTag, tag)
         if let lastModified {
             headers.add(.lastModified, HTTPDate.string(from: lastModified))
         }
-        response = HTTPResponse(status: 200, headers: headers, body: body)
+        response = Response(status: 200, headers: headers, body: body)
         self.lastModified = lastModified
     }
 
-    private init(response: HTTPResponse, tag: String, lastModified: Date?) {
+    private init(response: Response, tag: String, lastModified: Date?) {
         self.response = response
         self.tag = tag
         self.lastModified = lastModified
@@ -41,13 +42,13 @@ struct Representation: Sendable {
     }
 
     /// The response, or 304 with the same headers and no body when the client's copy is current.
-    func answer(to request: HTTPRequest) -> HTTPResponse {
+    func answer(to request: Request) -> Response {
         guard Conditions.notModified(request, tag: tag, lastModified: lastModified) else {
             return response
         }
         var headers = response.headers
         headers[.contentType] = nil
-        return HTTPResponse(status: 304, headers: headers)
+        return Response(status: 304, headers: headers)
     }
 
     /// Bytes held, for the cache's budget: the body and the header text.
@@ -59,7 +60,7 @@ struct Representation: Sendable {
 /// `If-None-Match` and `If-Modified-Since` on a GET (RFC 9110 §13.2.2: the date only counts
 /// when there is no tag list).
 enum Conditions {
-    static func notModified(_ request: HTTPRequest, tag: String, lastModified: Date?) -> Bool {
+    static func notModified(_ request: Request, tag: String, lastModified: Date?) -> Bool {
         if let list = request.headers[.ifNoneMatch] {
             return EntityTag.list(list, contains: tag, weak: true)
         }

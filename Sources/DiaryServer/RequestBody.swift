@@ -5,7 +5,7 @@ import HTTPCore
 /// Reads a request body by its Content-Type: JSON always, plain text where the body type
 /// allows it (`PlainTextBody`). Anything else is 415 with the header to send instead.
 enum RequestBody {
-    static func decode<Body: Decodable>(_ type: Body.Type, from request: HTTPRequest) throws(Problem) -> Body {
+    static func decode<Body: Decodable>(_ type: Body.Type, from request: Request) throws(Problem) -> Body {
         let textType = Body.self as? any PlainTextBody.Type
         let lineDelimited = Body.self is any LineDelimitedBody.Type
         let accepted = [MediaTypes.json] + (textType == nil ? [] : MediaTypes.text) + (lineDelimited ? [MediaTypes.ndjson] : [])

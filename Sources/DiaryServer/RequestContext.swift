@@ -1,6 +1,7 @@
 import DiaryAPI
 import DiaryStore
 import HTTPCore
+import HTTPTypes
 
 /// What a handler may know of the request beyond the endpoint value: who sent it, and the
 /// header fields that change how the work is done (`If-Match`, `Idempotency-Key`).
@@ -8,7 +9,7 @@ public struct RequestContext: Sendable {
     /// The caller: always set for endpoints whose `access` is `.token`; for open ones, when
     /// the request sent a token.
     public let user: User?
-    let request: HTTPRequest
+    let request: Request
 
     /// Whose unlisted and private entries a read may show: the caller's own, if they sent a token.
     public var viewerID: Int64? { user?.id }
@@ -32,7 +33,7 @@ public struct RequestContext: Sendable {
         guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
             throw .badRequest(
                 "The Idempotency-Key header must be 1 to 255 visible ASCII characters.",
-                errors: [FieldError(field: HTTPHeaderName.idempotencyKey.rawName, message: "must be 1 to 255 visible ASCII characters")]
+                errors: [FieldError(field: HTTPField.Name.idempotencyKey.rawName, message: "must be 1 to 255 visible ASCII characters")]
             )
         }
         // The validated body re-encoded (sorted keys): the same request in other spacing is the same request.

@@ -41,7 +41,7 @@ public final class ResponseCache: Sendable {
     /// tenth of a cached read); nil when none is kept, and the route then builds the answer.
     /// Only routes keep answers, so a target that is kept belongs to a cacheable route. Only
     /// answers to anonymous readers are kept: a request with a token is never answered from here.
-    public func keptAnswer(to request: HTTPRequest) -> HTTPResponse? {
+    public func keptAnswer(to request: Request) -> Response? {
         guard request.method == .get || request.method == .head, request.headers[.authorization] == nil,
               let version = currentVersion() else { return nil }
         let key = Self.key(request)
@@ -57,9 +57,9 @@ public final class ResponseCache: Sendable {
     /// representation; `build` carries a response that must not be kept (an error, a stream,
     /// a write's answer) as `Uncached`.
     func answer(
-        _ request: HTTPRequest,
+        _ request: Request,
         build: () -> Result<Representation, Uncached>
-    ) -> HTTPResponse {
+    ) -> Response {
         guard let version = currentVersion() else {
             return build().response(to: request)
         }
@@ -79,13 +79,12 @@ public final class ResponseCache: Sendable {
 
     /// A response that is not kept, carried out of `build`.
     struct Uncached: Error {
-        let response: HTTPResponse
+        let response: Response
     }
 
-    /// The path and the query as sent: two targets that differ in any byte are kept apart.
-    private static func key(_ request: HTTPRequest) -> String {
-        guard let query = request.rawQuery else { return request.path }
-        return request.path + "?" + query
+    /// The target (path and query) as sent: two targets that differ in any byte are kept apart.
+    private static func key(_ request: Request) -> String {
+        request.target
     }
 
     private func keep(_ built: Representation, key: String, version: Int64) {
@@ -121,7 +120,7 @@ public final class ResponseCache: Sendable {
 
 extension Result where Success == Representation, Failure == ResponseCache.Uncached {
     /// What to send: the representation's answer to `request` (200 or 304), or the response as built.
-    func response(to request: HTTPRequest) -> HTTPResponse {
+    func response(to request: Request) -> Response {
         switch self {
         case .success(let representation): representation.answer(to: request)
         case .failure(let uncached): uncached.response

@@ -1,6 +1,7 @@
 import DiaryAPI
 import Foundation
 import HTTPCore
+import HTTPTypes
 
 /// The handler of one endpoint: the endpoint value, rebuilt from the request, and its context.
 public typealias EndpointHandler<E: APIEndpoint> = @Sendable (E, RequestContext) throws(Problem) -> Reply<E.Response>
@@ -45,7 +46,7 @@ extension Router {
                     let (value, context) = try Self.decode(E.self, from: request, pathParameters: pathParameters, authenticator: authenticator)
                     return Self.encode(try handler(value, context), for: value, cacheable: E.access == .open && !personal)
                 } catch {
-                    return .failure(ResponseCache.Uncached(response: HTTPResponse(problem: error)))
+                    return .failure(ResponseCache.Uncached(response: Response(problem: error)))
                 }
             }
             guard let cache, !personal else { return build().response(to: request) }
@@ -55,7 +56,7 @@ extension Router {
 
     /// Query, then the caller, then the body: each is checked before the next is looked at.
     private static func decode<E: APIEndpoint>(
-        _: E.Type, from request: HTTPRequest, pathParameters: [String: String], authenticator: Authenticator
+        _: E.Type, from request: Request, pathParameters: [String: String], authenticator: Authenticator
     ) throws(Problem) -> (E, RequestContext) {
         guard let query = request.queryItems() else {
             throw .badRequest("The query string has a broken percent-escape or is not UTF-8.")
@@ -86,28 +87,28 @@ extension Router {
     private static func encode<E: APIEndpoint>(
         _ reply: Reply<E.Response>, for endpoint: E, cacheable: Bool
     ) -> Result<Representation, ResponseCache.Uncached> {
-        var headers = HTTPHeaders.standard(contentType: "application/json; charset=utf-8", cacheable: cacheable)
-        let uncached = { (response: HTTPResponse) in Result<Representation, ResponseCache.Uncached>.failure(.init(response: response)) }
+        var headers = HTTPFields.standard(contentType: "application/json; charset=utf-8", cacheable: cacheable)
+        let uncached = { (response: Response) in Result<Representation, ResponseCache.Uncached>.failure(.init(response: response)) }
         if E.successStatus == 204 {
             headers[.contentType] = nil
-            return uncached(HTTPResponse(status: 204, headers: headers))
+            return uncached(Response(status: 204, headers: headers))
         }
         if let stream = reply.stream {
             headers[.contentType] = "\(reply.contentType ?? MediaTypes.json); charset=utf-8"
-            return uncached(HTTPResponse(status: HTTPStatus(code: E.successStatus), headers: headers, stream: stream))
+            return uncached(Response(status: HTTPResponse.Status(code: E.successStatus), headers: headers, stream: stream))
         }
         let body = JSONCoding.encode(reply.value)
         if E.successStatus == 201 {
             if let located = reply.value as? any Locatable { headers.add(.location, located.location) }
             if reply.replayed { headers.add(.idempotentReplayed, "true") }
-            return uncached(HTTPResponse(status: 201, headers: headers, body: body))
+            return uncached(Response(status: 201, headers: headers, body: body))
         }
         if let paged = endpoint as? any PagedEndpoint, let page = reply.value as? EntryPage {
             headers.add(.link, PageLinks.header(for: paged, page: page))
             headers.add(.totalCount, String(page.total))
         }
         guard E.successStatus == 200, [.get, .put, .patch].contains(E.method) else {
-            return uncached(HTTPResponse(status: HTTPStatus(code: E.successStatus), headers: headers, body: body))
+            return uncached(Response(status: HTTPResponse.Status(code: E.successStatus), headers: headers, body: body))
         }
         let representation = Representation(headers: headers, body: body, lastModified: reply.lastModified)
         // A PUT or PATCH answers with the resource's new state, the bytes a GET now gives: its

@@ -2,15 +2,21 @@ import DiaryAPI
 import DiaryPages
 import Foundation
 import HTTPCore
+import HTTPTypes
 
 /// What a page route reads from its request: the path's parameters and the query.
 struct PageContext: Sendable {
     let pathParameters: [String: String]
-    let query: [QueryItem]
+    let query: [(name: String, value: String)]
 
-    /// The first value of `name` in the query.
-    func query(_ name: String) -> String? {
-        query.first { $0.name == name }?.value
+    /// The value of `name` in the query, nil when absent; sent twice, it is a 400 that names
+    /// it, as on the API (`QueryParameters`).
+    func query(_ name: String) throws(Problem) -> String? {
+        do {
+            return try QueryParameters.value(of: name, in: query)
+        } catch {
+            throw .invalidParameter(error)
+        }
     }
 }
 
@@ -36,18 +42,18 @@ extension Router {
             let make = { () -> Result<Representation, ResponseCache.Uncached> in
                 guard let query = request.queryItems() else {
                     let problem = Problem.badRequest("The query string has a broken percent-escape or is not UTF-8.")
-                    return .failure(.init(response: HTTPResponse(errorPage: problem, pages: pages)))
+                    return .failure(.init(response: Response(errorPage: problem, pages: pages)))
                 }
                 do throws(Problem) {
-                    let page = try build(PageContext(pathParameters: pathParameters, query: query))
+                    let page = try build(PageContext(pathParameters: pathParameters, query: query.map { ($0.name, $0.value) }))
                     guard page.status == 200 else {
                         let headers = PageHeaders.document(contentType: page.contentType, cacheable: false)
-                        return .failure(.init(response: HTTPResponse(status: HTTPStatus(code: page.status), headers: headers, body: page.bytes)))
+                        return .failure(.init(response: Response(status: HTTPResponse.Status(code: page.status), headers: headers, body: page.bytes)))
                     }
                     let headers = PageHeaders.document(contentType: page.contentType, cacheable: true)
                     return .success(Representation(headers: headers, body: page.bytes, lastModified: page.lastModified))
                 } catch {
-                    return .failure(.init(response: HTTPResponse(errorPage: error, pages: pages)))
+                    return .failure(.init(response: Response(errorPage: error, pages: pages)))
                 }
             }
             guard let cache else { return make().response(to: request) }
@@ -56,19 +62,19 @@ extension Router {
     }
 }
 
-extension HTTPResponse {
+extension Response {
     /// A problem as an HTML page with its status: what people reading the site see instead of
     /// problem+json. A 503 says when to try again; `extra` adds headers (`Allow` on a 405).
-    init(errorPage problem: Problem, pages: PageRenderer, headers extra: HTTPHeaders = HTTPHeaders()) {
+    init(errorPage problem: Problem, pages: PageRenderer, headers extra: HTTPFields = HTTPFields()) {
         var headers = PageHeaders.document(contentType: PageHeaders.html, cacheable: false)
         if problem.status == 503 { headers.add(.retryAfter, "1") }
         for field in extra { headers[field.name] = field.value }
         let body = pages.error(status: problem.status, title: problem.title, detail: problem.detail)
-        self.init(status: HTTPStatus(code: problem.status), headers: headers, body: body)
+        self.init(status: HTTPResponse.Status(code: problem.status), headers: headers, body: body)
     }
 
     /// Whether `request` is for the JSON API (`/api/…`), whose problems stay problem+json.
-    static func isAPI(_ request: HTTPRequest) -> Bool {
+    static func isAPI(_ request: Request) -> Bool {
         request.path == "/api" || request.path.hasPrefix("/api/")
     }
 }

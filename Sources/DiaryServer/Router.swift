@@ -1,16 +1,17 @@
 import DiaryAPI
 import HTTPCore
+import HTTPTypes
 
 /// Matches a request to a route by path template and method, transport-free, so that it
 /// is tested in-process. Unknown paths get 404, known paths with another method 405 + `Allow`.
 public struct Router: Sendable {
     /// One method on one path, answering with everything already decoded by the route itself.
     public struct Route: Sendable {
-        public let method: HTTPMethod
+        public let method: HTTPRequest.Method
         public let path: PathTemplate
-        let respond: @Sendable (_ request: HTTPRequest, _ pathParameters: [String: String]) -> HTTPResponse
+        let respond: @Sendable (_ request: Request, _ pathParameters: [String: String]) -> Response
 
-        public init(method: HTTPMethod, path: PathTemplate, respond: @escaping @Sendable (HTTPRequest, [String: String]) -> HTTPResponse) {
+        public init(method: HTTPRequest.Method, path: PathTemplate, respond: @escaping @Sendable (Request, [String: String]) -> Response) {
             self.method = method
             self.path = path
             self.respond = respond
@@ -21,8 +22,8 @@ public struct Router: Sendable {
     /// How the router's own problems (a broken path, no such resource, a method not allowed)
     /// are answered: problem+json unless set otherwise (the application answers HTML pages
     /// outside `/api/`). `headers` are extra headers, such as `Allow`.
-    var problemResponse: @Sendable (_ request: HTTPRequest, _ problem: Problem, _ headers: HTTPHeaders) -> HTTPResponse = { _, problem, headers in
-        HTTPResponse(problem: problem, headers: headers)
+    var problemResponse: @Sendable (_ request: Request, _ problem: Problem, _ headers: HTTPFields) -> Response = { _, problem, headers in
+        Response(problem: problem, headers: headers)
     }
 
     public init() {}
@@ -31,13 +32,13 @@ public struct Router: Sendable {
         routes.append(route)
     }
 
-    public func respond(to request: HTTPRequest) -> HTTPResponse {
+    public func respond(to request: Request) -> Response {
         guard let segments = request.pathSegments() else {
             return problemResponse(request, .badRequest("The request path has a broken percent-escape or is not UTF-8."), [:])
         }
         // HEAD is GET without the body; the transport leaves the body out.
         let method = request.method == .head ? .get : request.method
-        var allowed: [HTTPMethod] = []
+        var allowed: [HTTPRequest.Method] = []
         for route in routes {
             guard let parameters = route.path.match(segments) else { continue }
             if route.method == method {
@@ -52,9 +53,9 @@ public struct Router: Sendable {
         allowed.append(.options)
         let allow = allowed.map(\.rawValue).joined(separator: ", ")
         if request.method == .options {
-            var headers = HTTPHeaders.standard(contentType: "text/plain; charset=utf-8", cacheable: true)
+            var headers = HTTPFields.standard(contentType: "text/plain; charset=utf-8", cacheable: true)
             headers.add(.allow, allow)
-            return HTTPResponse(status: 204, headers: headers)
+            return Response(status: 204, headers: headers)
         }
         return problemResponse(
             request,

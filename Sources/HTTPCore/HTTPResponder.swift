@@ -4,26 +4,26 @@ import HTTPTypes
 /// and synchronous: a worker owns its request from the first byte to the last.
 public protocol HTTPResponder: Sendable {
     /// Answers one complete request.
-    func respond(to request: HTTPRequest) -> HTTPResponse
+    func respond(to request: Request) -> Response
 
     /// Answers a request the transport refused before it was complete (too large, malformed).
     /// `request` holds what was read: method, path and headers, with an empty body.
-    func respond(to error: HTTPRequestError, request: HTTPRequest) -> HTTPResponse
+    func respond(to error: HTTPRequestError, request: Request) -> Response
 
     /// Whether answering `request` may wait on something other than the CPU, such as a
     /// durable write. The transport answers such requests on threads of their own, so that
     /// its worker threads go on serving other connections meanwhile.
-    func mayBlock(_ request: HTTPRequest) -> Bool
+    func mayBlock(_ request: Request) -> Bool
 }
 
 extension HTTPResponder {
     /// Every method but the safe ones (RFC 9110 §9.2.1) may write, and so wait on the disk.
-    public func mayBlock(_ request: HTTPRequest) -> Bool {
+    public func mayBlock(_ request: Request) -> Bool {
         ![.get, .head, .options].contains(request.method)
     }
 
-    public func respond(to error: HTTPRequestError, request: HTTPRequest) -> HTTPResponse {
-        HTTPResponse(
+    public func respond(to error: HTTPRequestError, request: Request) -> Response {
+        Response(
             status: error.status,
             headers: [.contentType: "text/plain; charset=utf-8"],
             body: Array("\(error.reason)\n".utf8)
@@ -33,10 +33,10 @@ extension HTTPResponder {
 
 /// Why the transport refused a request before handing it to the responder.
 public struct HTTPRequestError: Error, Sendable, Equatable {
-    public var status: HTTPStatus
+    public var status: HTTPResponse.Status
     public var reason: String
 
-    public init(status: HTTPStatus, reason: String) {
+    public init(status: HTTPResponse.Status, reason: String) {
         self.status = status
         self.reason = reason
     }

@@ -1,6 +1,7 @@
 import CMicroHTTPD
 import Glibc
 import HTTPCore
+import HTTPTypes
 import Synchronization
 
 /// What the callbacks share across worker threads, passed to libmicrohttpd as `cls`.
@@ -37,14 +38,14 @@ private struct SuspendedConnection: @unchecked Sendable {
 
 /// The answer to a suspended request, made on a blocking thread and queued on a worker.
 final class PendingAnswer: Sendable {
-    private let response = Mutex<HTTPResponse?>(nil)
+    private let response = Mutex<Response?>(nil)
 
-    func set(_ answer: HTTPResponse) {
+    func set(_ answer: Response) {
         response.withLock { $0 = answer }
     }
 
     /// The answer once it is made, or nil before.
-    func take() -> HTTPResponse? {
+    func take() -> Response? {
         response.withLock { response in
             defer { response = nil }
             return response
@@ -95,7 +96,7 @@ enum DaemonCallbacks {
     private static let collectHeader: MHD_KeyValueIterator = { cls, _, key, value in
         guard let cls, let key else { return .YES }
         let head = cls.assumingMemoryBound(to: ReceivedHead.self)
-        guard let name = HTTPHeaderName(String(cString: key)) else {
+        guard let name = HTTPField.Name(String(cString: key)) else {
             head.pointee.invalidFieldName = true
             return .NO
         }
@@ -118,7 +119,7 @@ enum DaemonCallbacks {
             if let refusal = request.refusal(maxBodySize: context.maxBodySize) {
                 // Queued before the body is read: libmicrohttpd then skips `100 Continue`, drops the body
                 // and, with `Connection: close`, the connection, so nothing left over is read as a request.
-                let response = context.responder.respond(to: refusal, request: request.head)
+                let response = context.responder.respond(to: refusal, request: request.withoutBody)
                 return queue(response, on: connection, closing: true)
             }
             return .YES
@@ -131,7 +132,7 @@ enum DaemonCallbacks {
         }
 
         if request.bodyTooLarge {
-            let response = context.responder.respond(to: .bodyTooLarge(limit: context.maxBodySize), request: request.head)
+            let response = context.responder.respond(to: .bodyTooLarge(limit: context.maxBodySize), request: request.withoutBody)
             return queue(response, on: connection, closing: true)
         }
         if let pending = request.pending {
@@ -149,7 +150,7 @@ enum DaemonCallbacks {
         return queue(answer(complete, context: context), on: connection, closing: context.draining.load(ordering: .relaxed))
     }
 
-    private static func answer(_ request: HTTPRequest, context: DaemonContext) -> HTTPResponse {
+    private static func answer(_ request: Request, context: DaemonContext) -> Response {
         var response = context.responder.respond(to: request)
         if request.method == .head {
             // libmicrohttpd still writes the final empty chunk of a chunked answer to HEAD, which
@@ -161,7 +162,7 @@ enum DaemonCallbacks {
 
     /// Suspends the connection and answers on the blocking pool; the resume makes libmicrohttpd
     /// call the access handler again, which queues the answer.
-    private static func answerSuspended(_ request: HTTPRequest, into pending: PendingAnswer, on connection: OpaquePointer, context: DaemonContext) {
+    private static func answerSuspended(_ request: Request, into pending: PendingAnswer, on connection: OpaquePointer, context: DaemonContext) {
         context.suspended.add(1, ordering: .relaxed)
         MHD_suspend_connection(connection)
         let suspended = SuspendedConnection(pointer: connection)
@@ -174,7 +175,7 @@ enum DaemonCallbacks {
 
     /// Copies the response into libmicrohttpd and queues it. `Content-Length` and `Transfer-Encoding`
     /// are left out: libmicrohttpd frames the body itself (and keeps the length right for HEAD).
-    private static func queue(_ response: HTTPResponse, on connection: OpaquePointer, closing: Bool) -> MHD_Result {
+    private static func queue(_ response: Response, on connection: OpaquePointer, closing: Bool) -> MHD_Result {
         let created = response.stream.map(StreamedBody.response) ?? response.body.withUnsafeBytes { bytes in
             MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
         }

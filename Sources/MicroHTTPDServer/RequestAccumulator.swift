@@ -1,14 +1,14 @@
 import HTTPCore
+import HTTPTypes
 
 /// One request's state between libmicrohttpd's calls to the access handler, carried in
 /// `*con_cls`: created when the request line arrives, released when the request completes.
 final class RequestAccumulator {
     /// The request target exactly as sent, before libmicrohttpd splits off and parses the query.
-    let path: String
-    let rawQuery: String?
+    let target: String
     /// The method as sent; nil until the head is read, or when it is not a token.
-    private(set) var method: HTTPMethod?
-    private(set) var headers = HTTPHeaders()
+    private(set) var method: HTTPRequest.Method?
+    private(set) var headers = HTTPFields()
     /// A header name that is not a token (RFC 9110 §5.1) was sent.
     private var invalidFieldName = false
     private(set) var headersRead = false
@@ -20,26 +20,20 @@ final class RequestAccumulator {
     var pending: PendingAnswer?
 
     init(rawTarget: String) {
-        if let mark = rawTarget.firstIndex(of: "?") {
-            path = String(rawTarget[..<mark])
-            rawQuery = String(rawTarget[rawTarget.index(after: mark)...])
-        } else {
-            path = rawTarget
-            rawQuery = nil
-        }
+        target = rawTarget
     }
 
     /// What was read so far, with an empty body: the request an error response is made for.
-    var head: HTTPRequest {
-        HTTPRequest(method: method ?? .get, path: path, rawQuery: rawQuery, headers: headers)
+    var withoutBody: Request {
+        Request(method: method ?? .get, target: target, headers: headers)
     }
 
-    var complete: HTTPRequest {
-        HTTPRequest(method: method ?? .get, path: path, rawQuery: rawQuery, headers: headers, body: body)
+    var complete: Request {
+        Request(method: method ?? .get, target: target, headers: headers, body: body)
     }
 
     func setHead(method: String, received: ReceivedHead) {
-        self.method = HTTPMethod(method)
+        self.method = HTTPRequest.Method(method)
         headers = received.headers
         invalidFieldName = received.invalidFieldName
         headersRead = true
@@ -96,7 +90,7 @@ final class RequestAccumulator {
 
 /// The header fields libmicrohttpd read, gathered by its iterator.
 struct ReceivedHead {
-    var headers = HTTPHeaders()
+    var headers = HTTPFields()
     var invalidFieldName = false
 }
 

@@ -60,7 +60,7 @@ extension DiaryCommand {
             ))
             // One key for the post and its retry: if the first answer was lost on the way back,
             // the server replays it instead of writing the entry twice.
-            let key = [HTTPField.Name.idempotencyKey.rawName: UUID().uuidString]
+            let key: HTTPFields = [.idempotencyKey: UUID().uuidString]
             let entry: Entry
             do {
                 entry = try await client.send(post, headers: key)

@@ -63,7 +63,7 @@ extension DiaryCommand {
                 throw CommandFailure("the text is empty; entry \(entryID) was not changed")
             }
             // If-Match: the server refuses the change if the entry changed since it was read.
-            let condition = read.header(HTTPField.Name.eTag.rawName).map { [HTTPField.Name.ifMatch.rawName: $0] } ?? [:]
+            let condition: HTTPFields = read.headerFields[.eTag].map { [.ifMatch: $0] } ?? [:]
             do {
                 let updated = try await client.send(ReplaceEntry(entryID: entryID, EntryReplacement(title: after.title, body: after.body)), headers: condition)
                 Output.write("updated entry \(updated.id)")

@@ -1,5 +1,6 @@
 @testable import DiaryClient
 import Foundation
+import HTTPTypes
 import Testing
 
 /// `CurlTransport` runs the real curl. It carries https://, but curl speaks plain http as well,
@@ -11,7 +12,7 @@ import Testing
 
     private func get(_ server: CannedServer, scheme: String = "http", timeout: Double = 5) async throws(TransportFailure) -> RawResponse {
         defer { #expect(server.waitUntilDone() == nil) }
-        return try await send(PreparedRequest(method: "GET", url: URL(string: "\(scheme)://127.0.0.1:\(server.port)/api/entries")!), timeout: timeout)
+        return try await send(PreparedRequest(method: .get, url: URL(string: "\(scheme)://127.0.0.1:\(server.port)/api/entries")!), timeout: timeout)
     }
 
     private func failure(_ server: CannedServer, scheme: String = "http", timeout: Double = 5) async -> String? {
@@ -41,8 +42,8 @@ import Testing
         let server = try CannedServer(.pieces(["HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n"]))
         let body = Data(#"{"title":"a \"quoted\" back\\slash","body":"紅葉"}"#.utf8)
         let url = URL(string: "http://127.0.0.1:\(server.port)/api/entries?q=%E7%B4%85")!
-        let request = PreparedRequest(method: "POST", url: url, headers: [
-            "Authorization": "Bearer t0ken", "Content-Type": "application/json", "If-Match": #""abc\"d""#,
+        let request = PreparedRequest(method: .post, url: url, headerFields: [
+            .authorization: "Bearer t0ken", .contentType: "application/json", .ifMatch: #""abc\"d""#,
         ], body: body)
         let response = try await send(request)
         #expect(server.waitUntilDone() == nil)
@@ -56,7 +57,7 @@ import Testing
     }
 
     @Test func theTokenGoesInTheConfigNotInCurlsArguments() throws {
-        let request = PreparedRequest(method: "GET", url: URL(string: "https://diary.example/api/me")!, headers: ["Authorization": "Bearer secret"])
+        let request = PreparedRequest(method: .get, url: URL(string: "https://diary.example/api/me")!, headerFields: [.authorization: "Bearer secret"])
         let config = try CurlTransport.config(for: request, bodyFile: nil)
         #expect(config.hasPrefix(#"url = "https://diary.example/api/me""#))
         #expect(config.contains(#"header = "Authorization: Bearer secret""#))
@@ -68,7 +69,7 @@ import Testing
     @Test func aRefusedPortIsConnectionRefused() async throws {
         let url = URL(string: "http://127.0.0.1:\(closedPort())/api/health")!
         await #expect(throws: TransportFailure(reason: "Connection refused")) {
-            try await send(PreparedRequest(method: "GET", url: url))
+            try await send(PreparedRequest(method: .get, url: url))
         }
     }
 
@@ -93,7 +94,7 @@ import Testing
     }
 
     @Test func aMissingCurlIsSaidSo() async throws {
-        let request = PreparedRequest(method: "GET", url: URL(string: "https://diary.example/api/health")!)
+        let request = PreparedRequest(method: .get, url: URL(string: "https://diary.example/api/health")!)
         await #expect(throws: TransportFailure(reason: "cannot run /nonexistent/curl")) {
             try await CurlTransport(executable: "/nonexistent/curl").send(request)
         }

@@ -1,6 +1,7 @@
 import DiaryAPI
 @testable import DiaryClient
 import Foundation
+import HTTPTypes
 import Testing
 
 /// `SocketTransport` against canned answers on a real socket: every framing HTTP/1.1 allows,
@@ -10,7 +11,7 @@ import Testing
                      timeout: Double = 5) async throws(TransportFailure) -> RawResponse {
         let url = URL(string: "http://127.0.0.1:\(server.port)\(target)")!
         defer { #expect(server.waitUntilDone() == nil) }
-        return try await SocketTransport(timeout: timeout).send(PreparedRequest(method: method, url: url, headers: ["Accept": "application/json"]))
+        return try await SocketTransport(timeout: timeout).send(PreparedRequest(method: HTTPRequest.Method(method)!, url: url, headerFields: [.accept: "application/json"]))
     }
 
     private func failure(_ server: CannedServer, method: String = "GET", timeout: Double = 5) async -> String? {
@@ -28,7 +29,7 @@ import Testing
         #expect(response.status == 200)
         #expect(String(decoding: response.body, as: UTF8.self) == "{\"a\":\"b\"}\n")
         #expect(response.header("content-type") == "application/json")
-        #expect(response.headers["x-total-count"] == "3")
+        #expect(response.headerFields[.totalCount] == "3")
     }
 
     @Test func chunkedBodiesAreJoinedAcrossReadsWithExtensionsAndTrailers() async throws {
@@ -80,7 +81,7 @@ import Testing
         let server = try CannedServer(.pieces(["HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n"]))
         let url = URL(string: "http://127.0.0.1:\(server.port)/api/entries?q=%E7%B4%85%E8%91%89%20x&tag=a")!
         let body = Data(#"{"title":"Kyoto","body":"紅葉"}"#.utf8)
-        let request = PreparedRequest(method: "POST", url: url, headers: ["Authorization": "Bearer t0ken", "Content-Type": "application/json"], body: body)
+        let request = PreparedRequest(method: .post, url: url, headerFields: [.authorization: "Bearer t0ken", .contentType: "application/json"], body: body)
         let response = try await SocketTransport().send(request)
         #expect(server.waitUntilDone() == nil)
         #expect(response.status == 201)
@@ -93,12 +94,21 @@ import Testing
         #expect(server.request.hasSuffix("\r\n\r\n" + #"{"title":"Kyoto","body":"紅葉"}"#))
     }
 
-    @Test func aLineBreakInAHeaderIsRefusedBeforeAnythingIsSent() async throws {
-        let url = URL(string: "http://127.0.0.1:\(closedPort())/api/me")!
-        let request = PreparedRequest(method: "GET", url: url, headers: ["Authorization": "Bearer a\r\nX-Injected: 1"])
-        await #expect(throws: TransportFailure(reason: "the header Authorization contains a line break")) {
-            try await SocketTransport().send(request)
+    @Test func aLineBreakInATokenIsRefusedBeforeAnythingIsSent() async throws {
+        let url = URL(string: "http://127.0.0.1:\(closedPort())")!
+        let client = DiaryClient(serverURL: url, token: "a\r\nX-Injected: 1", transport: SocketTransport())
+        await #expect(throws: ConnectionError(serverURL: url, reason: "the header Authorization contains a line break")) {
+            try await client.send(GetCurrentUser())
         }
+    }
+
+    @Test func aLineBreakInAHeaderFieldNeverReachesTheWire() throws {
+        let url = URL(string: "http://127.0.0.1:8080/api/me")!
+        let request = PreparedRequest(method: .get, url: url, headerFields: [.authorization: "Bearer a\r\nX-Injected: 1"])
+        let address = try #require(SocketTransport.Address(url))
+        let wire = String(decoding: SocketTransport.encode(request, address: address), as: UTF8.self)
+        #expect(!wire.contains("\r\nX-Injected"))
+        #expect(wire.components(separatedBy: "\r\n").count == 6, "request line, Host, Connection, Authorization, blank line")
     }
 
     @Test func addressesKeepTheirAuthorityForTheHostHeader() throws {
@@ -118,14 +128,14 @@ import Testing
     @Test func aRefusedPortIsConnectionRefused() async throws {
         let url = URL(string: "http://127.0.0.1:\(closedPort())/api/health")!
         await #expect(throws: TransportFailure(reason: "Connection refused")) {
-            try await SocketTransport().send(PreparedRequest(method: "GET", url: url))
+            try await SocketTransport().send(PreparedRequest(method: .get, url: url))
         }
     }
 
     @Test func anUnknownHostIsSaidSo() async throws {
         let url = URL(string: "http://no-such-host.invalid/api/health")!
         await #expect(throws: TransportFailure(reason: "unknown host")) {
-            try await SocketTransport().send(PreparedRequest(method: "GET", url: url))
+            try await SocketTransport().send(PreparedRequest(method: .get, url: url))
         }
     }
 

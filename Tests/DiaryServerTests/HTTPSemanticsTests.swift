@@ -46,7 +46,7 @@ final class ManualClock: Sendable {
         // A second application on the same file (a restart) gives the same tag for the same bytes.
         let restarted = DiaryApplication(store: t.store)
         let now = t.request("GET", path).headers["ETag"]
-        #expect(restarted.respond(to: HTTPRequest(method: "GET", target: path)).headers["ETag"] == now)
+        #expect(restarted.respond(to: Request(method: "GET", target: path)).headers["ETag"] == now)
     }
 
     @Test func ifModifiedSinceAnswers304UntilAChangeIncludingADeletion() throws {

@@ -2,6 +2,7 @@ import DiaryAPI
 import DiaryServer
 import Foundation
 import HTTPCore
+import HTTPTypes
 import Testing
 
 /// Keeps `api/openapi.json` in step with the code: every endpoint type of the contract is in
@@ -137,7 +138,7 @@ import Testing
             let target = template.replacingOccurrences(of: #"\{[^/}]+\}"#, with: "1", options: .regularExpression)
             for method in Self.methods where item[method] != nil {
                 operations += 1
-                let response = app.respond(to: HTTPRequest(method: HTTPMethod(method.uppercased())!, target: target))
+                let response = app.respond(to: Request(method: HTTPRequest.Method(method.uppercased())!, target: target))
                 let detail = (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])?["detail"] as? String
                 // A 404 is routed only when its detail says so: one without a detail proves nothing either way.
                 #expect(response.status != 404 || detail != nil, "\(method.uppercased()) \(template): 404 without a problem detail")
@@ -151,7 +152,7 @@ import Testing
     @Test func theServedDocumentIsTheFile() throws {
         let t = try TestApplication()
         let app = t.app
-        let response = app.respond(to: HTTPRequest(method: "GET", target: "/api/openapi.json"))
+        let response = app.respond(to: Request(method: "GET", target: "/api/openapi.json"))
         try #require(response.status == 200, "GET /api/openapi.json answered \(response.status)")
         #expect(response.headers["Content-Type"] == "application/json; charset=utf-8")
         #expect(Data(response.body) == (try Data(contentsOf: Self.documentURL)), "GET /api/openapi.json does not serve api/openapi.json")

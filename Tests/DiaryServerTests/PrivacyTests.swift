@@ -171,14 +171,14 @@ import Testing
     }
 
     /// The header fields an answer is compared by: everything but the date of sending.
-    static func fields(_ response: HTTPResponse) -> [String] {
+    static func fields(_ response: Response) -> [String] {
         response.headers.map { "\($0.name.rawName): \($0.value)" }
     }
 }
 
 /// Reads an NDJSON export.
 enum ExportLines {
-    static func entries(_ response: HTTPResponse) throws -> [Entry] {
+    static func entries(_ response: Response) throws -> [Entry] {
         var bytes = response.body
         if let stream = response.stream { bytes = try stream.collect() }
         return try String(decoding: bytes, as: UTF8.self).split(separator: "\n").map { line in

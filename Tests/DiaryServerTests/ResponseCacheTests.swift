@@ -3,6 +3,7 @@ import DiaryServer
 import DiaryStore
 import Foundation
 import HTTPCore
+import HTTPTypes
 import Synchronization
 import Testing
 
@@ -24,9 +25,9 @@ import Testing
         /// Asks both; they must agree on status, every header in order, and every body byte.
         func expectSameAnswer(_ target: String, headers extra: [(String, String)] = [], sourceLocation: SourceLocation = #_sourceLocation) {
             let cached = t.request("GET", target, headers: extra)
-            var headers = HTTPHeaders()
-            for (name, value) in extra { headers.add(HTTPHeaderName(name)!, value) }
-            let fresh = uncached.respond(to: HTTPRequest(method: "GET", target: target, headers: headers))
+            var headers = HTTPFields()
+            for (name, value) in extra { headers.add(HTTPField.Name(name)!, value) }
+            let fresh = uncached.respond(to: Request(method: "GET", target: target, headers: headers))
             #expect(cached.status == fresh.status, "\(target)", sourceLocation: sourceLocation)
             #expect(cached.headers.map { "\($0.name.rawName): \($0.value)" } == fresh.headers.map { "\($0.name.rawName): \($0.value)" }, "\(target)", sourceLocation: sourceLocation)
             #expect(cached.body == fresh.body, "\(target)", sourceLocation: sourceLocation)

@@ -153,7 +153,7 @@ import Testing
 
 @Suite struct BadInputTests {
     /// Every error is problem+json whose status matches the response's.
-    func expectProblem(_ response: HTTPResponse, _ status: Int, _ detailContains: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectProblem(_ response: Response, _ status: Int, _ detailContains: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(response.status.code == status, sourceLocation: sourceLocation)
         let problem = response.problem
         #expect(problem?.status == status, "not a problem+json body: \(response.text)", sourceLocation: sourceLocation)
@@ -245,7 +245,7 @@ import Testing
 
     @Test func transportRefusalsAreProblems() throws {
         let t = try TestApplication()
-        let request = HTTPRequest(method: "POST", target: "/api/entries")
+        let request = Request(method: "POST", target: "/api/entries")
         let tooLarge = t.app.respond(to: .bodyTooLarge(limit: 2_097_152), request: request)
         expectProblem(tooLarge, 413)
         #expect(tooLarge.headers["Connection"] == "close")

@@ -6,6 +6,7 @@ import APITokens
 import DiaryStore
 import Foundation
 import HTTPCore
+import HTTPTypes
 import StoreTestSupport
 import Testing
 
@@ -107,17 +108,17 @@ final class TestApplication: Sendable {
     func request(
         _ method: String, _ target: String, token: String? = nil, json: String? = nil,
         contentType: String? = "application/json", body: [UInt8]? = nil, headers extra: [(String, String)] = []
-    ) -> HTTPResponse {
-        var headers = HTTPHeaders()
+    ) -> Response {
+        var headers = HTTPFields()
         if let token { headers.add(.authorization, "Bearer \(token)") }
         if json != nil || body != nil, let contentType { headers.add(.contentType, contentType) }
-        for (name, value) in extra { headers.add(HTTPHeaderName(name)!, value) }
+        for (name, value) in extra { headers.add(HTTPField.Name(name)!, value) }
         let bytes = body ?? json.map { Array($0.utf8) } ?? []
-        return app.respond(to: HTTPRequest(method: HTTPMethod(method)!, target: target, headers: headers, body: bytes))
+        return app.respond(to: Request(method: HTTPRequest.Method(method)!, target: target, headers: headers, body: bytes))
     }
 }
 
-extension HTTPResponse {
+extension Response {
     func decoded<T: Decodable>(_ type: T.Type) throws -> T {
         try DiaryJSON.makeDecoder().decode(T.self, from: Data(body))
     }

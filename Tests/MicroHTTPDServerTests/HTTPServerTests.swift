@@ -1,5 +1,6 @@
 import Glibc
 import HTTPCore
+import HTTPTypes
 import Synchronization
 import Testing
 @testable import MicroHTTPDServer
@@ -22,9 +23,9 @@ struct HTTPServerTests {
 
     @Test func requestHeadersArriveInOrderWithDuplicates() throws {
         struct HeaderEcho: HTTPResponder {
-            func respond(to request: HTTPRequest) -> HTTPResponse {
+            func respond(to request: Request) -> Response {
                 let text = request.headers.map { "\($0.name.rawName)=\($0.value)" }.joined(separator: "|")
-                return HTTPResponse(status: 200, body: Array(text.utf8))
+                return Response(status: 200, body: Array(text.utf8))
             }
         }
         let server = HTTPServer(configuration: HTTPServerConfiguration(port: 0, threads: 2), responder: HeaderEcho())
@@ -345,8 +346,8 @@ struct HTTPServerTests {
 
     @Test func emptyResponseHeaderValuesSurvive() throws {
         struct EmptyHeader: HTTPResponder {
-            func respond(to request: HTTPRequest) -> HTTPResponse {
-                HTTPResponse(status: 200, headers: HTTPHeaders(fields: [("X-Empty", ""), ("X-Full", "yes")]), body: Array("ok".utf8))
+            func respond(to request: Request) -> Response {
+                Response(status: 200, headers: HTTPFields(fields: [("X-Empty", ""), ("X-Full", "yes")]), body: Array("ok".utf8))
             }
         }
         let server = HTTPServer(configuration: HTTPServerConfiguration(port: 0, threads: 2), responder: EmptyHeader())

@@ -1,6 +1,7 @@
 import Dispatch
 import Glibc
 import HTTPCore
+import HTTPTypes
 import Synchronization
 @testable import MicroHTTPDServer
 
@@ -38,13 +39,13 @@ struct EchoResponder: HTTPResponder {
         }
     }
 
-    func respond(to request: HTTPRequest) -> HTTPResponse {
+    func respond(to request: Request) -> Response {
         probe.calls.add(1, ordering: .relaxed)
-        var headers = HTTPHeaders(fields: [
+        var headers = HTTPFields(fields: [
             ("Content-Type", "text/plain; charset=utf-8"),
             ("X-Method", request.method.rawValue),
-            ("X-Path", request.path),
-            ("X-Query", request.rawQuery ?? "<none>"),
+            ("X-Path", String(request.path)),
+            ("X-Query", request.rawQuery.map(String.init) ?? "<none>"),
             ("X-Body-Length", String(request.body.count)),
         ])
         switch request.path {
@@ -52,23 +53,23 @@ struct EchoResponder: HTTPResponder {
             // In flight for exactly as long as the test wants, however loaded the machine is.
             let released = probe.holdSlowRequest()
             probe.slowFinished.store(true, ordering: .releasing)
-            return HTTPResponse(status: 200, headers: headers, body: Array((released ? "slow done" : "slow never released").utf8))
+            return Response(status: 200, headers: headers, body: Array((released ? "slow done" : "slow never released").utf8))
         case "/wrong-length":
             // The transport must frame the body itself, whatever the responder claims.
             headers.add(.contentLength, "999")
-            return HTTPResponse(status: 200, headers: headers, body: Array("abc".utf8))
+            return Response(status: 200, headers: headers, body: Array("abc".utf8))
         case "/empty":
-            return HTTPResponse(status: 204, headers: headers)
+            return Response(status: 204, headers: headers)
         default:
             let body = request.body.isEmpty ? Array("\(request.method) \(request.path) \(request.rawQuery ?? "<none>")".utf8) : request.body
-            return HTTPResponse(status: 200, headers: headers, body: body)
+            return Response(status: 200, headers: headers, body: body)
         }
     }
 
-    func respond(to error: HTTPRequestError, request: HTTPRequest) -> HTTPResponse {
-        HTTPResponse(
+    func respond(to error: HTTPRequestError, request: Request) -> Response {
+        Response(
             status: error.status,
-            headers: HTTPHeaders(fields: [("X-Refused", error.reason), ("X-Path", request.path)]),
+            headers: HTTPFields(fields: [("X-Refused", error.reason), ("X-Path", String(request.path))]),
             body: Array("refused: \(error.reason)".utf8)
         )
     }
@@ -140,10 +141,10 @@ final class TestThread: Sendable {
     }
 }
 
-extension HTTPHeaders {
+extension HTTPFields {
     /// Fields from names written as strings, in order (a test's names are all valid).
     init(fields: [(String, String)]) {
         self.init()
-        for (name, value) in fields { add(HTTPHeaderName(name)!, value) }
+        for (name, value) in fields { add(HTTPField.Name(name)!, value) }
     }
 }

@@ -11,7 +11,7 @@ public struct QueryItem: Sendable, Equatable {
     }
 }
 
-extension HTTPRequest {
+extension Request {
     /// The decoded query items in order, or nil when an escape is broken or not UTF-8.
     public func queryItems() -> [QueryItem]? {
         guard let rawQuery, !rawQuery.isEmpty else { return [] }

@@ -1,20 +1,30 @@
 import HTTPTypes
 
-/// A complete HTTP response; the transport copies `body` out once when it sends it, or, when
-/// `stream` is set, sends the stream's chunks instead (chunked, length unknown).
-public struct HTTPResponse: Sendable {
-    public var status: HTTPStatus
-    public var headers: HTTPHeaders
+/// A complete HTTP response: swift-http-types' head (status and header fields) and the body.
+/// The transport copies `body` out once when it sends it, or, when `stream` is set, sends the
+/// stream's chunks instead (chunked, length unknown).
+public struct Response: Sendable {
+    public var head: HTTPResponse
     public var body: [UInt8]
     public var stream: HTTPBodyStream?
 
-    public init(status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
-        self.status = status
-        self.headers = headers
+    public var status: HTTPResponse.Status {
+        get { head.status }
+        set { head.status = newValue }
+    }
+
+    public var headers: HTTPFields {
+        get { head.headerFields }
+        set { head.headerFields = newValue }
+        _modify { yield &head.headerFields }
+    }
+
+    public init(status: HTTPResponse.Status, headers: HTTPFields = HTTPFields(), body: [UInt8] = []) {
+        head = HTTPResponse(status: status, headerFields: headers)
         self.body = body
     }
 
-    public init(status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders(), stream: HTTPBodyStream) {
+    public init(status: HTTPResponse.Status, headers: HTTPFields = HTTPFields(), stream: HTTPBodyStream) {
         self.init(status: status, headers: headers)
         self.stream = stream
     }

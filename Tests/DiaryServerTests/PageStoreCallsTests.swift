@@ -1,0 +1,62 @@
+import DiaryAPI
+import DiaryServer
+import Foundation
+import Testing
+
+/// A list page reads what it shows in a number of store calls that does not grow with the
+/// number of diaries on it: the diary titles come from one read of every diary.
+@Suite struct PageStoreCallsTests {
+    /// Store calls of each GET of `targets` on a fresh application over `t`'s store, which keeps
+    /// no answers, after one warming request (the cursor secret is read once per application).
+    private static func calls(_ t: TestApplication, _ targets: [String]) throws -> [[String: Int]] {
+        let store = CountingStore(t.store)
+        let app = DiaryApplication(store: store, configuration: .init(responseCacheBytes: 0))
+        _ = app.respond(to: .init(method: .get, target: "/?cursor=warm"))
+        return try targets.map { target in
+            store.reset()
+            let response = app.respond(to: .init(method: .get, target: target))
+            try #require(response.status == 200, "\(target): \(response.status)")
+            return store.calls
+        }
+    }
+
+    /// Entries by `authors` new users, each in their own first diary, all in the same second.
+    private static func addEntries(_ t: TestApplication, authors: Int, each: Int) throws {
+        for author in 0..<authors {
+            let token = try t.addUser("author\(author)-\(UUID().uuidString.prefix(8))")
+            for index in 0..<each {
+                try PagesTests.post(t, token, title: "entry \(index) by \(author)", created: "2027-01-02T03:04:05Z")
+            }
+        }
+    }
+
+    @Test func theHomePageReadsInAFixedNumberOfStoreCalls() throws {
+        let t = try TestApplication()
+        try Self.addEntries(t, authors: 2, each: 15)
+        let few = try Self.calls(t, ["/"])
+        #expect(few == [["lastModified": 1, "entries": 1, "diaries": 1]])
+
+        // Twenty entries from twenty diaries cost what twenty from two did.
+        try Self.addEntries(t, authors: 20, each: 1)
+        let many = try Self.calls(t, ["/"])
+        #expect(many == few)
+    }
+
+    @Test func anOlderPageReadsInAFixedNumberOfStoreCalls() throws {
+        let t = try TestApplication()
+        try Self.addEntries(t, authors: 3, each: 15)
+        let first = try Self.calls(t, ["/"])
+        let older = try #require(t.request("GET", "/").text.firstMatch(of: /id="older-entries" rel="next" href="([^"]+)"/))
+        let target = String(older.1).replacingOccurrences(of: "&amp;", with: "&")
+        let second = try Self.calls(t, [target])
+        // The page, its "newer" link (the entries at or above its start, counted in one call
+        // while fewer than 100 share its start's second) and the titles.
+        #expect(second == [["lastModified": 1, "entries": 3, "diaries": 1]])
+        #expect(first == [["lastModified": 1, "entries": 1, "diaries": 1]])
+
+        try Self.addEntries(t, authors: 20, each: 1)
+        let older2 = try #require(t.request("GET", "/").text.firstMatch(of: /id="older-entries" rel="next" href="([^"]+)"/))
+        let again = try Self.calls(t, [String(older2.1).replacingOccurrences(of: "&amp;", with: "&")])
+        #expect(again == second)
+    }
+}
