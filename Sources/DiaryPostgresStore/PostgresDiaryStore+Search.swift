@@ -17,6 +17,13 @@ extension PostgresDiaryStore {
         }
     }
 
+    public func countEntries(_ query: EntryQuery, atOrAbove created: Date, id: Int64) throws(StoreError) -> Int {
+        let count = EntryListSQL.countAtOrAbove(query, created: created, id: id, dialect: PostgresEntryDialect.self).postgres
+        return try read(query.subject) { session in
+            try session.one((Int).self, count) ?? 0
+        }
+    }
+
     /// The number of entries the filter finds, whatever the page: the diaries' counters (as
     /// the viewer sees them) when nothing but the diary narrows the list.
     private static func count(_ session: SQLSession, _ query: EntryQuery, _ sql: EntryListSQL) throws -> Int {

@@ -40,6 +40,13 @@ extension SQLiteDiaryStore {
         return try Int.fetchOne(db.cachedStatement(sql: count.sql), arguments: count.arguments) ?? 0
     }
 
+    public func countEntries(_ query: EntryQuery, atOrAbove created: Date, id: Int64) throws(StoreError) -> Int {
+        let count = EntryListSQL.countAtOrAbove(query, created: created, id: id, dialect: SQLiteEntryDialect.self).sqlite
+        return try read(query.subject) { db in
+            try Int.fetchOne(db.cachedStatement(sql: count.sql), arguments: count.arguments) ?? 0
+        }
+    }
+
     /// `EXPLAIN QUERY PLAN` of the page query for `query`, for tests.
     func queryPlan(for query: EntryQuery) throws(StoreError) -> [String] {
         let page = EntryListSQL(query, dialect: SQLiteEntryDialect.self).page.sqlite

@@ -103,28 +103,11 @@ extension Handlers {
     }
 
     /// How many entries of `base`'s list sort at or above (`created`, `id`) in newest-first
-    /// order: those created later, and those created in the same second with an id as high or higher.
-    /// Two store calls, unless more than `PageRequest.maxPerPage` entries share that second: the
-    /// store counts no entries above a position, so those below it in the second are paged through.
+    /// order: one store call, however many entries share that second.
     private func countAtOrAbove(created: Date, id: Int64, in base: EntryQuery) throws(StoreError) -> Int {
-        var since = base
-        since.filter.since = created
-        since.position = nil
-        since.page = PageRequest(page: 1, perPage: 1)
-        let sinceTotal = try store.entries(since).page.total
-        // Less those of the same second below the position (rarely more than none).
-        var ties = since
-        ties.filter.until = created
-        ties.position = .after(created: created, id: id)
-        ties.page = PageRequest(page: 1, perPage: PageRequest.maxPerPage)
-        var below = 0
-        while true {
-            let results = try store.entries(ties)
-            below += results.page.entries.count
-            guard let next = results.next else { break }
-            ties.position = next
-        }
-        return sinceTotal - below
+        var query = base
+        query.position = nil
+        return try store.countEntries(query, atOrAbove: created, id: id)
     }
 
     /// The entry at `offset` (0: the newest) of `base`'s list from `created` on.

@@ -56,6 +56,12 @@ public protocol DiaryStore: Sendable {
     /// relevance; one diary's when `diaryID` is set (`.notFound` when that diary does not exist).
     /// Starts after `query.position` when set, else at the page.
     func entries(_ query: EntryQuery) throws(StoreError) -> EntryResults
+    /// How many entries `query` finds (its diary, filter and viewer; not its page or position)
+    /// that sort at or above (`created`, `id`) newest first: those created later, and those of
+    /// the same second with an id as high or higher; 0 for a diary that does not exist. One
+    /// statement whatever the data: a reading page finds its "newer" link with it, and paging
+    /// through the entries of one second for it grew with how many shared that second.
+    func countEntries(_ query: EntryQuery, atOrAbove created: Date, id: Int64) throws(StoreError) -> Int
     /// The entry, unless it is private and `viewerID` does not own it (then nil, as for an id never used).
     func entry(id: Int64, viewerID: Int64?) throws(StoreError) -> Entry?
     /// When what `viewerID` may list of one diary, or of all when nil, last changed; nil when

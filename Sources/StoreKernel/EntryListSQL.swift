@@ -1,5 +1,6 @@
 import DiaryAPI
 import DiaryStore
+import Foundation
 
 /// What one engine writes its own way in the SQL of an entry list; `EntryListSQL` writes the
 /// rest (who may list, the diary, dates, tags, the count, the newest-first page, its seek and
@@ -75,8 +76,7 @@ public struct EntryListSQL: Sendable {
         let filter = query.filter
         countedByDiaries = filter.query == nil && filter.since == nil && filter.until == nil && filter.tags.isEmpty
         let conditions = Self.conditions(query, search, Dialect.self)
-        var filtered = conditions
-        if let match = Dialect.indexMatch(search, viewerID: query.viewerID) { filtered.append(match) }
+        var filtered = Self.filtered(conditions, search, viewerID: query.viewerID, Dialect.self)
         count = "SELECT count(*) FROM entries e WHERE \(filtered.joined(separator: " AND "))"
         // One row past the page says that a next page exists.
         let window: SQLFragment = "LIMIT \(limit + 1) OFFSET \(offset)"
@@ -108,6 +108,26 @@ public struct EntryListSQL: Sendable {
             conditions += Dialect.termConditions(search)
         }
         return conditions
+    }
+
+    /// `conditions` and the index match of the indexed terms: what the count and the
+    /// newest-first page filter entries by.
+    static func filtered<Dialect: EntrySQLDialect>(
+        _ conditions: [SQLFragment], _ search: TermSearch, viewerID: Int64?, _: Dialect.Type
+    ) -> [SQLFragment] {
+        guard let match = Dialect.indexMatch(search, viewerID: viewerID) else { return conditions }
+        return conditions + [match]
+    }
+
+    /// The count of `query`'s entries (not its page or position) that sort at or above
+    /// (`created`, `id`) newest first: the filter's count with the seek turned round.
+    public static func countAtOrAbove<Dialect: EntrySQLDialect>(
+        _ query: EntryQuery, created: Date, id: Int64, dialect: Dialect.Type
+    ) -> SQLFragment {
+        let search = TermSearch(query.filter.terms, shortestIndexed: Dialect.shortestIndexedTerm)
+        var filtered = Self.filtered(Self.conditions(query, search, Dialect.self), search, viewerID: query.viewerID, Dialect.self)
+        filtered.append("(e.created, e.entry_id) >= (\(created), \(id))")
+        return "SELECT count(*) FROM entries e WHERE \(filtered.joined(separator: " AND "))"
     }
 
     /// Where the page starts: after a number of results for a ranked search continued, at the

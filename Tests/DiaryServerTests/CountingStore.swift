@@ -64,6 +64,11 @@ final class CountingStore: DiaryStore {
         return try wrapped.entries(query)
     }
 
+    func countEntries(_ query: EntryQuery, atOrAbove created: Date, id: Int64) throws(StoreError) -> Int {
+        count("countEntries")
+        return try wrapped.countEntries(query, atOrAbove: created, id: id)
+    }
+
     func entry(id: Int64, viewerID: Int64?) throws(StoreError) -> Entry? {
         count("entry")
         return try wrapped.entry(id: id, viewerID: viewerID)

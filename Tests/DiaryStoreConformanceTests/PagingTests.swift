@@ -5,6 +5,42 @@ import Foundation
 import Testing
 
 @Suite struct PagingTests {
+    /// The count at or above a position is the position's place in the newest-first list,
+    /// plus one: ties in one second broken by id, others' private entries left out, filters and
+    /// the diary kept, page and position ignored.
+    @Test(arguments: StoreFactory.all) func countsTheEntriesAtOrAboveAPosition(_ factory: StoreFactory) throws {
+        try withStore(factory) { store, clock in
+            let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
+            let bob = try store.createUser(name: "bob", tokenHash: newTokenHash())
+            var written: [Entry] = []
+            for (step, count) in [(0.0, 4), (60.0, 3), (-120.0, 2)] {
+                clock.advance(seconds: step)
+                for n in 0..<count {
+                    written.append(try store.createEntry(userID: alice.id, diaryID: nil, title: "t", body: "", tags: n % 2 == 0 ? ["even"] : []))
+                }
+            }
+            // Bob's private entry in the busiest second counts for bob only.
+            clock.advance(seconds: 60)
+            let hidden = try store.createEntry(userID: bob.id, diaryID: nil, title: "t", body: "", created: written[4].created, visibility: .private)
+            let listed = written.sorted { ($0.created, $0.id) > ($1.created, $1.id) }
+            var query = EntryQuery(page: PageRequest(page: 3, perPage: 1), position: .after(created: listed[0].created, id: listed[0].id))
+            for (place, entry) in listed.enumerated() {
+                #expect(try store.countEntries(query, atOrAbove: entry.created, id: entry.id) == place + 1, "\(place)")
+            }
+            query.viewerID = bob.id
+            #expect(try store.countEntries(query, atOrAbove: hidden.created, id: hidden.id) == listed.filter { ($0.created, $0.id) >= (hidden.created, hidden.id) }.count + 1)
+
+            let tagged = EntryQuery(filter: EntryFilter(tags: ["even"]))
+            let even = listed.filter { $0.tags == ["even"] }
+            for (place, entry) in even.enumerated() {
+                #expect(try store.countEntries(tagged, atOrAbove: entry.created, id: entry.id) == place + 1)
+            }
+            let diaryID = written[0].diaryID
+            #expect(try store.countEntries(EntryQuery(diaryID: diaryID), atOrAbove: listed[8].created, id: listed[8].id) == 9)
+            #expect(try store.countEntries(EntryQuery(diaryID: diaryID + 100), atOrAbove: listed[8].created, id: listed[8].id) == 0)
+        }
+    }
+
     /// 3 entries at 04:30:00, 2 at 04:31:00, 2 at 04:29:00 (the clock goes back): newest first,
     /// and entries of the same second by id, highest first.
     @Test(arguments: StoreFactory.all) func newestFirstWithTiesBrokenByIDDescending(_ factory: StoreFactory) throws {
