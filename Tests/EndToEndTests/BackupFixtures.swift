@@ -1,0 +1,76 @@
+import DiaryAPI
+import Foundation
+import Testing
+
+/// Databases, backups and their comparisons for the backup tests, through the real binaries.
+enum BackupFixtures {
+    /// Entries in a seeded database: about 10 MB of SQLite file, so that a backup takes long
+    /// enough to be caught (and killed) mid-way, and short enough for CI.
+    static let seededEntries = 6000
+
+    /// A new database at `path` filled by `diary-server seed`; the tokens of its users.
+    static func seed(_ path: String, entries: Int = seededEntries) throws -> [String] {
+        let result = try run(Binaries.server, ["seed", "--entries", "\(entries)", "--users", "2", "--database", path])
+        guard result.status == 0 else { throw FixtureError("seed failed: \(result.stderr)") }
+        return result.stdout.split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) }
+    }
+
+    static func backup(_ database: String, to output: String) throws -> ProcessResult {
+        try run(Binaries.server, ["backup", "--database", database, "--output", output])
+    }
+
+    /// `diary export` through `server` as the owner of `token`: each entry's line, by id.
+    static func export(_ server: ServerProcess, token: String) throws -> [Int64: String] {
+        let result = try server.diary(["export", "--format", "ndjson"], token: token)
+        guard result.status == 0 else { throw FixtureError("export failed: \(result.stderr)") }
+        var lines: [Int64: String] = [:]
+        for line in result.stdout.split(separator: "\n") {
+            let entry = try JSONDecoder.diary.decode(Entry.self, from: Data(line.utf8))
+            lines[entry.id] = String(line)
+        }
+        return lines
+    }
+
+    /// The hidden temporary files in `folder` (backups or restores under way, or abandoned).
+    static func temporaries(in folder: URL) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix(".") }
+    }
+
+    /// Polls until `folder` holds a hidden `.partial` file (a backup under way), at most `seconds`.
+    static func waitForPartial(in folder: URL, seconds: Int = 60) throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
+            if try temporaries(in: folder).contains(where: { $0.hasSuffix(".partial") }) { return true }
+        }
+        return false
+    }
+
+    /// The bytes of every file in `folder` but the hidden ones, by name: to tell that old backups were left alone.
+    static func visibleFiles(in folder: URL) throws -> [String: Data] {
+        var files: [String: Data] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where !name.hasPrefix(".") {
+            var isDirectory: ObjCBool = false
+            let url = folder.appendingPathComponent(name)
+            if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue {
+                files[name] = try Data(contentsOf: url)
+            }
+        }
+        return files
+    }
+
+    /// Runs `diary-server ARGUMENTS` in the background, for a test to kill.
+    static func start(_ arguments: [String]) throws -> Process {
+        let process = Process()
+        process.executableURL = Binaries.server
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.standardError
+        try process.run()
+        return process
+    }
+}
+
+struct FixtureError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
