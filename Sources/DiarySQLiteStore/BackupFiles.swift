@@ -44,6 +44,13 @@ enum BackupFiles {
         }
     }
 
+    /// Whether both paths name one existing file (the same inode), however they are spelt.
+    static func areSameFile(_ first: String, _ second: String) -> Bool {
+        var a = stat(), b = stat()
+        guard stat(first, &a) == 0, stat(second, &b) == 0 else { return false }
+        return a.st_dev == b.st_dev && a.st_ino == b.st_ino
+    }
+
     static func fsync(path: String) throws {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw BackupError("cannot open \(path) to sync it: \(systemError())") }

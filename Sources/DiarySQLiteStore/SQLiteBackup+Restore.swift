@@ -6,8 +6,9 @@ import Glibc
 extension SQLiteBackup {
     /// Puts the backup `file` in place as the database at `database`, and returns what it holds.
     ///
-    /// The file is copied beside the database under a temporary name and that copy checked
-    /// (integrity and schema), so what is checked is what goes in place. Then, holding SQLite's
+    /// The file is checked (integrity and schema), copied beside the database under a temporary
+    /// name through SQLite (so that a -wal beside the file counts), and the copy checked again:
+    /// what is checked is what goes in place. Then, holding SQLite's
     /// locks on both the old file and the copy (`DatabaseFileLock`: refused when a server has
     /// the old one open, and no server can open either meanwhile), the copy is renamed over the
     /// database and the old file's -wal, -shm and -journal are removed: they belong to the old
@@ -16,19 +17,18 @@ extension SQLiteBackup {
     /// - throws: `BackupError`; the database is then as it was.
     @discardableResult
     public static func restore(_ file: String, to database: String) throws(BackupError) -> DatabaseSummary {
-        guard FileManager.default.fileExists(atPath: file) else { throw BackupError("no backup at \(file)") }
+        let original = try DatabaseCheck.check(path: file)
+        guard original.isOK else {
+            throw BackupError("\(file) is not a sound Diary database: \(original.problems.joined(separator: "; "))")
+        }
+        guard !BackupFiles.areSameFile(file, database) else { throw BackupError("\(file) is the database itself") }
         let databaseURL = URL(fileURLWithPath: database)
         let temporary = BackupFiles.temporaryPath(for: databaseURL, purpose: "restoring")
         BackupFiles.removeAbandonedTemporaries(in: databaseURL.deletingLastPathComponent(), prefix: databaseURL.lastPathComponent + ".")
         BackupFiles.remove(sqliteFile: temporary)
         do {
             try SQLiteDiaryStore.createParentDirectory(of: database)
-            try FileManager.default.copyItem(atPath: file, toPath: temporary)
-            let report = try DatabaseCheck.check(path: temporary, makingSelfContained: true)
-            guard report.isOK, let summary = report.summary else {
-                throw BackupError("\(file) is not a sound Diary database: \(report.problems.joined(separator: "; "))")
-            }
-            try BackupFiles.fsync(path: temporary)
+            let summary = try checkedCopy(of: file, to: temporary)
             try replace(database, with: temporary)
             return summary
         } catch {

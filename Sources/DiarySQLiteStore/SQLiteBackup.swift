@@ -28,23 +28,33 @@ public enum SQLiteBackup {
         guard FileManager.default.fileExists(atPath: database) else {
             throw BackupError("no database at \(database)")
         }
+        guard !BackupFiles.areSameFile(database, output) else {
+            throw BackupError("\(output) is the database itself; back it up to another file")
+        }
         let outputURL = URL(fileURLWithPath: output)
         let temporary = BackupFiles.temporaryPath(for: outputURL, purpose: "partial")
         BackupFiles.removeAbandonedTemporaries(in: outputURL.deletingLastPathComponent(), prefix: prefix(of: outputURL))
         BackupFiles.remove(sqliteFile: temporary)
         do {
-            try copy(database: database, to: temporary, progress: progress)
-            let report = try DatabaseCheck.check(path: temporary, makingSelfContained: true)
-            guard report.isOK, let summary = report.summary else {
-                throw BackupError("the copy of \(database) failed its check: \(report.problems.joined(separator: "; "))")
-            }
-            try BackupFiles.fsync(path: temporary)
+            let summary = try checkedCopy(of: database, to: temporary, progress: progress)
             try BackupFiles.rename(temporary, to: outputURL.path)
             return summary
         } catch {
             BackupFiles.remove(sqliteFile: temporary)
             throw BackupError(error, writing: output)
         }
+    }
+
+    /// Copies `source` to the new file `temporary` (`copy`), makes the copy one self-contained
+    /// file, checks it and fsyncs it: what backups and restores rename into place.
+    static func checkedCopy(of source: String, to temporary: String, progress: ((Int, Int) -> Void)? = nil) throws -> DatabaseSummary {
+        try copy(database: source, to: temporary, progress: progress)
+        let report = try DatabaseCheck.check(path: temporary, makingSelfContained: true)
+        guard report.isOK, let summary = report.summary else {
+            throw BackupError("the copy of \(source) failed its check: \(report.problems.joined(separator: "; "))")
+        }
+        try BackupFiles.fsync(path: temporary)
+        return summary
     }
 
     /// The start of the names whose abandoned temporary files a backup to `output` removes:

@@ -35,7 +35,8 @@ struct RestoreAndCheckTests {
 
     /// `check` says ok (exit 0) for a backup, and names the problem (exit 1) for the same file
     /// cut in half, for an SQLite database that is not Diary's, and for a missing file; restore
-    /// refuses each of them and leaves the database it would have replaced alone.
+    /// refuses each of them and leaves the database it would have replaced alone, as a backup
+    /// onto the database itself is refused.
     @Test func checkAndRestoreTellASoundBackupFromATruncatedAForeignAndAMissingFile() throws {
         try withTemporaryDirectory { folder in
             let database = folder.url.appendingPathComponent("live.sqlite3").path
@@ -64,6 +65,9 @@ struct RestoreAndCheckTests {
                 #expect(restored.status == 1 && restored.stderr.hasPrefix("error: "), "restore \(file): \(restored.stderr)")
                 #expect(try Data(contentsOf: URL(fileURLWithPath: database)) == live, "restore \(file) changed the database")
             }
+            let ontoItself = try BackupFixtures.backup(database, to: database)
+            #expect(ontoItself.status == 1 && ontoItself.stderr.contains("is the database itself"), "\(ontoItself.stderr)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: database)) == live, "a backup onto the database changed it")
             #expect(!FileManager.default.fileExists(atPath: missing), "check created the file it was asked about")
             #expect(try BackupFixtures.temporaries(in: folder.url).isEmpty)
         }
