@@ -7,24 +7,24 @@ import GRDB
 /// WAL mode a reader never blocks the writer, so the server's writes go on undisturbed (they
 /// neither wait nor fail), and the copy is the database as of the transaction's start; with
 /// the snapshot held, other connections' commits do not restart the copy. (`VACUUM INTO` would
-/// do the same in one statement, but rebuilds every index while the snapshot is held: slower
-/// on a large file, and the WAL grows for as long.)
+/// do the same in one statement, but rebuilds the file while the snapshot is held: 0.74 s
+/// against 0.47 s on a 242 MB database, docs/operations.md; and it cannot stop half-way.)
 ///
 /// A file appears under its final name only complete and checked: it is written under a
 /// hidden temporary name in the same folder, switched to a rollback journal (one self-contained
 /// file), checked, fsynced, renamed, and the folder fsynced.
 public enum SQLiteBackup {
     /// Pages copied per step: 256 pages of 4 KiB, 1 MiB. The steps all read one snapshot, so
-    /// their size changes no one's wait; it bounds the work between two progress calls.
+    /// their size changes no one's wait; it bounds the work between two `shouldContinue` calls.
     public static let pagesPerStep: CInt = 256
 
     /// Copies the database at `database` to `output`, and returns what the copy holds.
     ///
-    /// - parameter progress: called after each step with (pages left, pages in all).
+    /// - parameter shouldContinue: asked between steps; false abandons the backup (a server stopping).
     /// - throws: `BackupError` with a one-line reason; no file is then left under `output`
     ///   (an older file there is kept), nor under the temporary name.
     @discardableResult
-    public static func backup(database: String, to output: String, progress: ((Int, Int) -> Void)? = nil) throws(BackupError) -> DatabaseSummary {
+    public static func backup(database: String, to output: String, shouldContinue: (() -> Bool)? = nil) throws(BackupError) -> DatabaseSummary {
         guard FileManager.default.fileExists(atPath: database) else {
             throw BackupError("no database at \(database)")
         }
@@ -36,7 +36,7 @@ public enum SQLiteBackup {
         BackupFiles.removeAbandonedTemporaries(in: outputURL.deletingLastPathComponent(), prefix: prefix(of: outputURL))
         BackupFiles.remove(sqliteFile: temporary)
         do {
-            let summary = try checkedCopy(of: database, to: temporary, progress: progress)
+            let summary = try checkedCopy(of: database, to: temporary, shouldContinue: shouldContinue)
             try BackupFiles.rename(temporary, to: outputURL.path)
             return summary
         } catch {
@@ -47,8 +47,8 @@ public enum SQLiteBackup {
 
     /// Copies `source` to the new file `temporary` (`copy`), makes the copy one self-contained
     /// file, checks it and fsyncs it: what backups and restores rename into place.
-    static func checkedCopy(of source: String, to temporary: String, progress: ((Int, Int) -> Void)? = nil) throws -> DatabaseSummary {
-        try copy(database: source, to: temporary, progress: progress)
+    static func checkedCopy(of source: String, to temporary: String, shouldContinue: (() -> Bool)? = nil) throws -> DatabaseSummary {
+        try copy(database: source, to: temporary, shouldContinue: shouldContinue)
         let report = try DatabaseCheck.check(path: temporary, makingSelfContained: true)
         guard report.isOK, let summary = report.summary else {
             throw BackupError("the copy of \(source) failed its check: \(report.problems.joined(separator: "; "))")
@@ -65,7 +65,7 @@ public enum SQLiteBackup {
     }
 
     /// The online backup proper: `database`'s snapshot, step by step, into a new file.
-    private static func copy(database: String, to temporary: String, progress: ((Int, Int) -> Void)?) throws {
+    private static func copy(database: String, to temporary: String, shouldContinue: (() -> Bool)?) throws {
         var sourceConfiguration = Configuration()
         // Never writes the live file, nor creates one.
         sourceConfiguration.readonly = true
@@ -78,8 +78,9 @@ public enum SQLiteBackup {
             // The first read takes the snapshot every step then copies.
             _ = try Int.fetchOne(from, sql: "SELECT count(*) FROM sqlite_master")
             try destination.writeWithoutTransaction { to in
-                try from.backup(to: to, pagesPerStep: pagesPerStep) { step in
-                    progress?(step.remainingPageCount, step.totalPageCount)
+                try from.backup(to: to, pagesPerStep: pagesPerStep) { _ in
+                    // Thrown from the callback, GRDB ends the backup and rethrows it.
+                    if shouldContinue?() == false { throw BackupError("stopped before it was complete") }
                 }
             }
         }

@@ -44,7 +44,8 @@ public final class ScheduledBackups: @unchecked Sendable {
         thread.start()
     }
 
-    /// Stops the schedule, waiting for a backup under way to finish (or fail).
+    /// Stops the schedule; a backup under way stops at its next step, leaving no file (and no
+    /// count: it did not fail). Returns once the thread is done.
     public func stop() {
         condition.withLock {
             isStopped = true
@@ -75,7 +76,9 @@ public final class ScheduledBackups: @unchecked Sendable {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let file = directory.appendingPathComponent(Self.fileName(at: Date()))
-            let summary = try SQLiteBackup.backup(database: database, to: file.path)
+            let summary = try SQLiteBackup.backup(database: database, to: file.path) { [self] in
+                condition.withLock { !isStopped }
+            }
             condition.withLock {
                 currentCounts.taken += 1
                 currentCounts.lastSuccess = Date()
@@ -83,6 +86,7 @@ public final class ScheduledBackups: @unchecked Sendable {
             log("backup \(file.path): \(summary.description)")
             try removeOldBackups()
         } catch {
+            guard condition.withLock({ !isStopped }) else { return }
             condition.withLock { currentCounts.failed += 1 }
             log("backup failed: \(error)")
         }

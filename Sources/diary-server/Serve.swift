@@ -141,8 +141,8 @@ struct Serve: ParsableCommand {
         let scheduledBackups = backups.start(database: database)
         let signal = TerminationSignals.wait()
         FileHandle.standardError.write(Data("diary-server: signal \(signal), finishing requests in flight\n".utf8))
-        scheduledBackups?.stop()
         server.shutdown(gracePeriod: .seconds(4))
+        scheduledBackups?.stop()
     }
 }
 
