@@ -58,15 +58,33 @@ enum BackupFixtures {
         return files
     }
 
-    /// Runs `diary-server ARGUMENTS` in the background, for a test to kill.
-    static func start(_ arguments: [String]) throws -> Process {
+    /// A seeded database in `folder`, and a folder `backups` beside it holding one backup of
+    /// it, `name`: the files' bytes, to tell later that they were left alone.
+    static func seededWithOldBackup(in folder: URL, named name: String) throws -> (database: String, backups: URL, before: [String: Data]) {
+        let database = folder.appendingPathComponent("live.sqlite3").path
+        _ = try seed(database)
+        let backups = folder.appendingPathComponent("backups")
+        try FileManager.default.createDirectory(at: backups, withIntermediateDirectories: true)
+        let made = try backup(database, to: backups.appendingPathComponent(name).path)
+        guard made.status == 0 else { throw FixtureError("the old backup failed: \(made.stderr)") }
+        return (database, backups, try visibleFiles(in: backups))
+    }
+
+    /// Runs `diary-server ARGUMENTS` and SIGKILLs it as soon as a backup's temporary file
+    /// appears in `folder`; true when the process was killed by it with the file still there
+    /// (mid-backup), false when it took no backup or finished first.
+    static func killMidBackup(_ arguments: [String], writingIn folder: URL) throws -> Bool {
         let process = Process()
         process.executableURL = Binaries.server
         process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.standardError
         try process.run()
-        return process
+        let caught = try waitForPartial(in: folder)
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let stillPartial = try temporaries(in: folder).contains { $0.hasSuffix(".partial") }
+        return caught && stillPartial && process.terminationReason == .uncaughtSignal
     }
 }
 

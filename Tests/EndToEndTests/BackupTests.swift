@@ -60,20 +60,10 @@ struct BackupTests {
     /// changed; the next backup to that name works and removes the killed one's temporary file.
     @Test func aBackupKilledMidwayLeavesNoFileUnderItsNameAndTheNextOneWorks() throws {
         try withTemporaryDirectory { folder in
-            let database = folder.url.appendingPathComponent("live.sqlite3").path
-            _ = try BackupFixtures.seed(database)
-            let backups = folder.url.appendingPathComponent("backups")
-            try FileManager.default.createDirectory(at: backups, withIntermediateDirectories: true)
-            let old = backups.appendingPathComponent("old.sqlite3").path
-            #expect(try BackupFixtures.backup(database, to: old).status == 0)
-            let before = try BackupFixtures.visibleFiles(in: backups)
+            let (database, backups, before) = try BackupFixtures.seededWithOldBackup(in: folder.url, named: "old.sqlite3")
             let output = backups.appendingPathComponent("new.sqlite3").path
-
-            let process = try BackupFixtures.start(["backup", "--database", database, "--output", output])
-            let caught = try BackupFixtures.waitForPartial(in: backups)
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            #expect(caught && process.terminationReason == .uncaughtSignal, "the backup finished before it could be killed")
+            let caught = try BackupFixtures.killMidBackup(["backup", "--database", database, "--output", output], writingIn: backups)
+            #expect(caught, "the backup finished before it could be killed")
             #expect(!FileManager.default.fileExists(atPath: output))
             #expect(try BackupFixtures.visibleFiles(in: backups) == before, "an old backup changed")
 
@@ -89,20 +79,10 @@ struct BackupTests {
     /// on a short schedule keeps the newest --backup-keep.
     @Test func aServerKilledMidScheduledBackupLeavesOldBackupsAndTheNextServerBacksUp() throws {
         try withTemporaryDirectory { folder in
-            let database = folder.url.appendingPathComponent("live.sqlite3").path
-            _ = try BackupFixtures.seed(database)
-            let backups = folder.url.appendingPathComponent("backups")
-            try FileManager.default.createDirectory(at: backups, withIntermediateDirectories: true)
-            let old = backups.appendingPathComponent("diary-20200101T000000.000Z.sqlite3").path
-            #expect(try BackupFixtures.backup(database, to: old).status == 0)
-            let before = try BackupFixtures.visibleFiles(in: backups)
+            let (database, backups, before) = try BackupFixtures.seededWithOldBackup(in: folder.url, named: "diary-20200101T000000.000Z.sqlite3")
             let schedule = ["--backup-dir", backups.path, "--backup-every", "1h", "--backup-keep", "3"]
-
-            let killed = try BackupFixtures.start(["serve", "--port", "0", "--database", database] + schedule)
-            let caught = try BackupFixtures.waitForPartial(in: backups)
-            kill(killed.processIdentifier, SIGKILL)
-            killed.waitUntilExit()
-            #expect(caught, "the server took no backup")
+            let caught = try BackupFixtures.killMidBackup(["serve", "--port", "0", "--database", database] + schedule, writingIn: backups)
+            #expect(caught, "the server's backup finished before it could be killed")
             #expect(try BackupFixtures.visibleFiles(in: backups) == before, "a backup appeared or an old one changed")
 
             // Again, every 0.2 s, keeping 2: the newest two are there once it stops.
