@@ -58,6 +58,28 @@ enum BackupFixtures {
         return files
     }
 
+    /// `diary-server serve --port 0 ARGUMENTS` with its outputs in files (a test reads what it
+    /// logs), once it printed its ready line; the caller stops it.
+    static func startServer(_ arguments: [String], output: URL, errors: URL) throws -> (process: Process, port: Int) {
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+        let process = Process()
+        process.executableURL = Binaries.server
+        process.arguments = ["serve", "--port", "0"] + arguments
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardError = try FileHandle(forWritingTo: errors)
+        try process.run()
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline && process.isRunning {
+            let line = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+            if line.hasSuffix("\n"), let port = line.split(separator: ":").last.flatMap({ Int($0.dropLast()) }) {
+                return (process, port)
+            }
+        }
+        kill(process.processIdentifier, SIGKILL)
+        throw FixtureError("diary-server printed no ready line: \((try? String(contentsOf: errors, encoding: .utf8)) ?? "")")
+    }
+
     /// A seeded database in `folder`, and a folder `backups` beside it holding one backup of
     /// it, `name`: the files' bytes, to tell later that they were left alone.
     static func seededWithOldBackup(in folder: URL, named name: String) throws -> (database: String, backups: URL, before: [String: Data]) {

@@ -102,4 +102,49 @@ struct BackupTests {
             }
         }
     }
+
+    /// Scheduled backups that all fail (the folder is a file): each failure is one line on
+    /// stderr, the server keeps trying and keeps serving writes, and stops cleanly.
+    @Test func aFailingScheduledBackupIsLoggedAndTheServerKeepsServing() throws {
+        try withTemporaryDirectory { folder in
+            let database = folder.url.appendingPathComponent("live.sqlite3").path
+            let token = try BackupFixtures.seed(database, entries: 10)[0]
+            let notAFolder = folder.url.appendingPathComponent("not-a-folder")
+            try Data("a file where the backups' folder should be".utf8).write(to: notAFolder)
+            let output = folder.url.appendingPathComponent("stdout.log"), log = folder.url.appendingPathComponent("stderr.log")
+            let server = try BackupFixtures.startServer(
+                ["--database", database, "--backup-dir", notAFolder.path, "--backup-every", "0.1s"], output: output, errors: log)
+            defer { if server.process.isRunning { kill(server.process.processIdentifier, SIGKILL) } }
+            let failures = { (try? String(contentsOf: log, encoding: .utf8))?.split(separator: "\n").filter { $0.contains("backup failed") } ?? [] }
+            let deadline = ContinuousClock.now + .seconds(30)
+            while failures().count < 3 && ContinuousClock.now < deadline {}
+            #expect(failures().count >= 3, "stderr: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
+            #expect(failures().allSatisfy { $0.hasPrefix("diary-server: backup failed: ") && $0.contains(notAFolder.path) }, "\(failures())")
+            let connection = try RawConnection(port: server.port)
+            let body = #"{"title":"still writing","body":""}"#
+            try connection.send("""
+                POST /api/entries HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nAuthorization: Bearer \(token)\r\n\
+                Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)
+                """)
+            let posted = try connection.readResponse(head: false)
+            #expect(posted.status == 201, "\(posted.text)")
+            kill(server.process.processIdentifier, SIGTERM)
+            server.process.waitUntilExit()
+            #expect(server.process.terminationStatus == 0)
+        }
+    }
+
+    /// `--backup-dir` is for SQLite, and its schedule and count are checked before the server starts.
+    @Test func scheduledBackupOptionsAreCheckedBeforeTheServerStarts() throws {
+        let refused: [([String], String)] = [
+            (["--database", "postgres://diary@127.0.0.1:1/diary", "--backup-dir", "/tmp/b"], "pg_dump"),
+            (["--backup-dir", "/tmp/b", "--backup-every", "soon"], "--backup-every"),
+            (["--backup-dir", "/tmp/b", "--backup-every", "-1h"], "--backup-every"),
+            (["--backup-dir", "/tmp/b", "--backup-keep", "0"], "--backup-keep"),
+        ]
+        for (arguments, message) in refused {
+            let result = try run(Binaries.server, ["serve", "--port", "0"] + arguments)
+            #expect(result.status != 0 && result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+    }
 }
