@@ -109,7 +109,7 @@ public struct BackupError: Error, CustomStringConvertible, Sendable {
         } else if let error = error as? DatabaseError {
             description = "cannot write \(output): \(error.message ?? "\(error.resultCode)")"
         } else {
-            description = "cannot write \(output): \(error)"
+            description = "cannot write \(output): \((error as NSError).localizedDescription)"
         }
     }
 }

@@ -74,7 +74,7 @@ public final class ScheduledBackups: @unchecked Sendable {
 
     private func takeOne() {
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try makeDirectory()
             let file = directory.appendingPathComponent(Self.fileName(at: Date()))
             let summary = try SQLiteBackup.backup(database: database, to: file.path) { [self] in
                 condition.withLock { !isStopped }
@@ -89,6 +89,20 @@ public final class ScheduledBackups: @unchecked Sendable {
             guard condition.withLock({ !isStopped }) else { return }
             condition.withLock { currentCounts.failed += 1 }
             log("backup failed: \(error)")
+        }
+    }
+
+    /// Makes the folder when missing; says so in one line when it cannot, or is a file.
+    private func makeDirectory() throws(BackupError) {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { throw BackupError("\(directory.path) is not a folder") }
+            return
+        }
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw BackupError("cannot make the folder \(directory.path): \((error as NSError).localizedDescription)")
         }
     }
 
