@@ -106,13 +106,16 @@ public final class ScheduledBackups: @unchecked Sendable {
         }
     }
 
+    /// `diary-YYYYMMDDTHHMMSS.mmmZ.sqlite3`, in UTC, to the nearest millisecond.
     static func fileName(at date: Date) -> String {
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
-        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second, .nanosecond], from: date)
+        let second = Date(timeIntervalSince1970: TimeInterval(milliseconds / 1000))
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: second)
         let stamp = String(
             format: "%04ld%02ld%02ldT%02ld%02ld%02ld.%03ldZ", parts.year!, parts.month!, parts.day!, parts.hour!, parts.minute!, parts.second!,
-            parts.nanosecond! / 1_000_000)
+            Int(milliseconds % 1000))
         return filePrefix + stamp + fileSuffix
     }
 
