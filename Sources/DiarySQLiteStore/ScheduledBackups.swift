@@ -1,7 +1,7 @@
 import Foundation
 
 /// Backups a server takes of its own database on a thread of their own: one at start, then one
-/// every `interval`, named by their time (`diary-20260101T000000Z.sqlite3`, so that names sort
+/// every `interval`, named by their time (`diary-20260101T000000.000Z.sqlite3`, so that names sort
 /// by age), keeping the newest `keep`. A failed backup is logged and counted; the server goes on.
 public final class ScheduledBackups: @unchecked Sendable {
     /// The counts so far, for metrics to read (`counts`).
@@ -84,11 +84,17 @@ public final class ScheduledBackups: @unchecked Sendable {
                 currentCounts.lastSuccess = Date()
             }
             log("backup \(file.path): \(summary.description)")
-            try removeOldBackups()
         } catch {
             guard condition.withLock({ !isStopped }) else { return }
             condition.withLock { currentCounts.failed += 1 }
             log("backup failed: \(error)")
+            return
+        }
+        do {
+            try removeOldBackups()
+        } catch {
+            // The backup is there and counted; the folder only holds more than --backup-keep.
+            log("cannot remove an old backup: \((error as NSError).localizedDescription)")
         }
     }
 

@@ -1,4 +1,5 @@
 import DiaryStore
+import GRDB
 import StoreTestSupport
 @testable import DiarySQLiteStore
 import Foundation
@@ -29,6 +30,25 @@ import Glibc
             let check = try DatabaseCheck.check(path: output)
             #expect(check.isOK && check.summary?.entries == 1, "\(check.problems)")
             try store.close()
+        }
+    }
+
+    /// A Diary database from a newer binary (a migration this one does not know) fails the
+    /// check, and restore refuses it: this binary would serve a schema it does not understand.
+    @Test func aSchemaNewerThanThisBinaryKnowsFailsTheCheckAndIsNotRestored() throws {
+        try withTemporaryDirectory { directory in
+            try SQLiteDiaryStore(path: directory.databasePath).close()
+            let newer = directory.url.appendingPathComponent("newer.sqlite3").path
+            try SQLiteBackup.backup(database: directory.databasePath, to: newer)
+            let queue = try DatabaseQueue(path: newer)
+            try queue.write { db in try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v9')") }
+            try queue.close()
+
+            let check = try DatabaseCheck.check(path: newer)
+            #expect(check.problems == ["schema: v9 is newer than this diary-server knows (v1, v2)"])
+            let restored = directory.url.appendingPathComponent("restored.sqlite3").path
+            #expect(throws: BackupError.self) { try SQLiteBackup.restore(newer, to: restored) }
+            #expect(!FileManager.default.fileExists(atPath: restored))
         }
     }
 
