@@ -8,7 +8,7 @@ struct DiaryServerCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "diary-server",
         abstract: "The diary JSON API server, on an embedded SQLite database or on PostgreSQL.",
-        subcommands: [Serve.self, UserCommand.self, Seed.self],
+        subcommands: [Serve.self, UserCommand.self, Backup.self, Restore.self, Check.self, Seed.self],
         defaultSubcommand: Serve.self
     )
 }

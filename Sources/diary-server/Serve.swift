@@ -19,6 +19,8 @@ struct Serve: ParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
+    @OptionGroup var backups: ScheduledBackupOptions
+
     @Option(help: """
         PostgreSQL only: seconds a request waits for the database at each step (a connection, each statement) \
         before it is answered 503: a server that is down, frozen or full never holds a request longer.
@@ -91,6 +93,7 @@ struct Serve: ParsableCommand {
         if let publicURL, Self.normalizedPublicURL(publicURL) == nil {
             throw ValidationError("--public-url must be an http or https URL with a host and no query, such as https://diary.example.")
         }
+        try backups.validate(database: database)
     }
 
     func run() throws {
@@ -135,9 +138,11 @@ struct Serve: ParsableCommand {
         application.listening(host: host, port: Int(server.port))
         // One unbuffered write: stdout is often a pipe, and whoever waits for this line must get it now.
         FileHandle.standardOutput.write(Data("listening on http://\(host):\(server.port)\n".utf8))
+        let scheduledBackups = backups.start(database: database)
         let signal = TerminationSignals.wait()
         FileHandle.standardError.write(Data("diary-server: signal \(signal), finishing requests in flight\n".utf8))
         server.shutdown(gracePeriod: .seconds(4))
+        scheduledBackups?.stop()
     }
 }
 
