@@ -9,7 +9,7 @@ import PackageDescription
 //   DiaryPostgresStore
 //   → DiaryAPI, DiaryStore, HTTPCore, APITokens, StoreKernel
 //   → ByteEncodings and the modules that wrap C (MicroHTTPDServer, TCPSockets, ProcessControl, Terminal,
-//   CalendarTime).
+//   CalendarTime, DurableFiles).
 let package = Package(
     name: "Diary",
     products: [
@@ -43,6 +43,9 @@ let package = Package(
         .target(name: "Terminal"),
         /// UTC calendar time over glibc's `gmtime_r` and `timegm`, for the date formats of the API and HTTP.
         .target(name: "CalendarTime"),
+        /// glibc's file calls for replacing a file all-or-nothing and durably: fsync of a file and
+        /// its folder, rename, unlink, and fcntl byte-range locks (SQLite's own lock bytes, for restore).
+        .target(name: "DurableFiles"),
 
         // MARK: Plain Swift building blocks
         /// Hex, base64url and percent encoding, written once for everyone.
@@ -71,7 +74,9 @@ let package = Package(
         /// `DiaryStore` on an SQLite file through GRDB.
         .target(
             name: "DiarySQLiteStore",
-            dependencies: ["DiaryStore", "DiaryAPI", "StoreKernel", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "DiaryStore", "DiaryAPI", "StoreKernel", "DurableFiles", "ProcessControl", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             resources: [.embedInCode("schema.sql"), .embedInCode("schema-v2.sql")]
         ),
         /// `DiaryStore` on a PostgreSQL server through postgres-nio, with blocking calls for the

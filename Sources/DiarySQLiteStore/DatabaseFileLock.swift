@@ -1,7 +1,4 @@
-import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
+import DurableFiles
 
 /// An exclusive hold on a database file through the locks SQLite itself takes, so that no
 /// SQLite connection, in any process, has the file open while it is held.
@@ -15,34 +12,27 @@ import Glibc
 /// crashed holder never leaves the file locked.
 final class DatabaseFileLock {
     /// SQLite's lock bytes: the pending byte, the reserved byte and the 510-byte shared range.
-    static let lockRange = (start: off_t(0x4000_0000), length: off_t(512))
+    static let lockRange = (start: Int64(0x4000_0000), length: Int64(512))
 
-    private let descriptor: Int32
+    private let lock: FileRangeLock
 
     /// Takes the lock on `path` at once, or throws saying which process holds it.
     init(path: String) throws(BackupError) {
-        descriptor = open(path, O_RDWR | O_CLOEXEC)
-        guard descriptor >= 0 else { throw BackupError("cannot open \(path): \(BackupFiles.systemError())") }
-        var request = Self.request(type: F_WRLCK)
-        guard fcntl(descriptor, F_SETLK, &request) == 0 else {
-            var holder = Self.request(type: F_WRLCK)
-            let pid = fcntl(descriptor, F_GETLK, &holder) == 0 && holder.l_type != F_UNLCK ? " (process \(holder.l_pid))" : ""
-            close(descriptor)
-            throw BackupError("\(path) is open in a running diary-server\(pid) or another SQLite program; stop it first")
+        do {
+            lock = try FileRangeLock(path: path, start: Self.lockRange.start, length: Self.lockRange.length)
+        } catch {
+            switch error {
+            case .cannotOpen(let reason):
+                throw BackupError("cannot open \(path): \(reason)")
+            case .held(let pid):
+                let holder = pid.map { " (process \($0))" } ?? ""
+                throw BackupError("\(path) is open in a running diary-server\(holder) or another SQLite program; stop it first")
+            }
         }
     }
 
-    /// Releases the lock (closing the descriptor drops this process's locks on the file).
+    /// Releases the lock.
     func release() {
-        close(descriptor)
-    }
-
-    private static func request(type: Int32) -> flock {
-        var request = flock()
-        request.l_type = Int16(type)
-        request.l_whence = Int16(SEEK_SET)
-        request.l_start = lockRange.start
-        request.l_len = lockRange.length
-        return request
+        lock.release()
     }
 }

@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
+import DurableFiles
 
 extension SQLiteBackup {
     /// Puts the backup `file` in place as the database at `database`, and returns what it holds.
@@ -45,8 +43,10 @@ extension SQLiteBackup {
         defer { oldFileLock?.release() }
         try BackupFiles.rename(temporary, to: database)
         for suffix in BackupFiles.sideFileSuffixes {
-            guard unlink(database + suffix) == 0 || errno == ENOENT else {
-                throw BackupError("restored \(database), but cannot remove the old \(database + suffix): \(BackupFiles.systemError())")
+            do {
+                try DurableFiles.remove(database + suffix)
+            } catch {
+                throw BackupError("restored \(database), but the old side file stays: \(error)")
             }
         }
     }
