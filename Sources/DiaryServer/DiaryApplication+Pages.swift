@@ -12,6 +12,13 @@ extension DiaryApplication {
     /// the Atom feeds and the stylesheet, beside the API on the same port. Every page is an
     /// anonymous read kept in the same response cache as the API's answers.
     static func addPages(to router: inout Router, handlers h: Handlers, cache: ResponseCache?, site: SiteAddress, pages: PageRenderer) {
+        addLists(to: &router, handlers: h, cache: cache, pages: pages)
+        addFeeds(to: &router, handlers: h, cache: cache, site: site, pages: pages)
+        router.add(StylesheetRoute.route(pages: pages))
+    }
+
+    /// The pages that list entries (the newest, a diary's, a tag's, a search's) and an entry's own page.
+    private static func addLists(to router: inout Router, handlers h: Handlers, cache: ResponseCache?, pages: PageRenderer) {
         router.addPage(SitePaths.Route.home, cache: cache, pages: pages) { context throws(Problem) in
             let filter = EntryFilter(cursor: try cursor(context))
             let (listing, lastModified) = try h.listing(.newest, diaryID: nil, filter: filter, path: SitePaths.home(cursor:))
@@ -56,6 +63,10 @@ extension DiaryApplication {
             }
             return PageBody(bytes: pages.list(listing), lastModified: lastModified)
         }
+    }
+
+    /// The Atom feeds: every diary's newest public entries, and one diary's.
+    private static func addFeeds(to router: inout Router, handlers h: Handlers, cache: ResponseCache?, site: SiteAddress, pages: PageRenderer) {
         router.addPage(SitePaths.Route.feed, cache: cache, pages: pages) { _ throws(Problem) in
             let (entries, updated) = try h.feedEntries(diaryID: nil)
             let feed = AtomFeed(
@@ -74,7 +85,6 @@ extension DiaryApplication {
             )
             return PageBody(bytes: feed.render(), contentType: "\(AtomFeed.mediaType); charset=utf-8", lastModified: updated ?? diary.updated)
         }
-        router.add(StylesheetRoute.route(pages: pages))
     }
 
     /// The `cursor` of a list page's address; an empty one is no cursor.
