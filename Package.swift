@@ -75,7 +75,8 @@ let package = Package(
         .target(
             name: "DiarySQLiteStore",
             dependencies: [
-                "DiaryStore", "DiaryAPI", "StoreKernel", "DurableFiles", "ProcessControl", .product(name: "GRDB", package: "GRDB.swift"),
+                "DiaryStore", "DiaryAPI", "StoreKernel", "DurableFiles", "ProcessControl", "CalendarTime",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             resources: [.embedInCode("schema.sql"), .embedInCode("schema-v2.sql")]
         ),

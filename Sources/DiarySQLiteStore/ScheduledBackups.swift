@@ -1,3 +1,4 @@
+import CalendarTime
 import Foundation
 
 /// Backups a server takes of its own database on a thread of their own: one at start, then one
@@ -115,12 +116,9 @@ public final class ScheduledBackups: @unchecked Sendable {
     /// `diary-YYYYMMDDTHHMMSS.mmmZ.sqlite3`, in UTC, to the nearest millisecond.
     static func fileName(at date: Date) -> String {
         let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let second = Date(timeIntervalSince1970: TimeInterval(milliseconds / 1000))
-        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: second)
+        let time = CalendarTime(secondsSince1970: Int(milliseconds / 1000))
         let stamp = String(
-            format: "%04ld%02ld%02ldT%02ld%02ld%02ld.%03ldZ", parts.year!, parts.month!, parts.day!, parts.hour!, parts.minute!, parts.second!,
+            format: "%04ld%02ld%02ldT%02ld%02ld%02ld.%03ldZ", time.year, time.month, time.day, time.hour, time.minute, time.second,
             Int(milliseconds % 1000))
         return filePrefix + stamp + fileSuffix
     }

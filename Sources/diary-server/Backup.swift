@@ -30,45 +30,6 @@ struct Backup: ParsableCommand {
     }
 }
 
-/// `serve --backup-dir DIR --backup-every 1h --backup-keep 48`: the server's own backups.
-struct ScheduledBackupOptions: ParsableArguments {
-    @Option(help: "SQLite only: a folder for backups the server takes itself, one at start, then every --backup-every.")
-    var backupDir: String?
-
-    @Option(help: "How often to back up into --backup-dir: seconds, or a number with s, m, h or d (30m, 1h).")
-    var backupEvery = "1h"
-
-    @Option(help: "How many backups to keep in --backup-dir: the newest.")
-    var backupKeep = 48
-
-    var interval: TimeInterval? { Self.seconds(backupEvery) }
-
-    /// "90", "90s", "30m", "1h", "2d", "0.5s" in seconds, or nil.
-    static func seconds(_ text: String) -> TimeInterval? {
-        let units: [Character: TimeInterval] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
-        let unit = text.last.flatMap { units[$0] }
-        guard let number = TimeInterval(unit == nil ? text : String(text.dropLast())), number > 0, number.isFinite else { return nil }
-        return number * (unit ?? 1)
-    }
-
-    func validate(database: DatabaseOptions) throws {
-        guard backupDir != nil else { return }
-        try database.requireSQLite(for: "--backup-dir")
-        guard interval != nil else { throw ValidationError("--backup-every must be a positive number of seconds, or one with s, m, h or d (1h).") }
-        guard backupKeep >= 1 else { throw ValidationError("--backup-keep must be at least 1.") }
-    }
-
-    /// The schedule `--backup-dir` asks for, started; nil without one.
-    func start(database: DatabaseOptions) -> ScheduledBackups? {
-        guard let backupDir, let interval else { return nil }
-        let backups = ScheduledBackups(database: database.database, directory: backupDir, interval: interval, keep: backupKeep) { message in
-            FileHandle.standardError.write(Data("diary-server: \(message)\n".utf8))
-        }
-        backups.start()
-        return backups
-    }
-}
-
 extension DatabaseOptions {
     /// Backups, restores and checks are of SQLite files; PostgreSQL has pg_dump and pg_restore.
     func requireSQLite(for command: String) throws {
