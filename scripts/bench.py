@@ -29,6 +29,7 @@ from diarykit.nginx import files_config, nginx_worker, proxy_config, start_nginx
 from diarykit.postgres import PostgresCluster  # noqa: E402
 from diarykit.processes import Children, free_port, status_kib  # noqa: E402
 from diarykit.server import serve_command, serve_flags, start_serving  # noqa: E402
+from bench_growth import measure_growth, print_growth_table  # noqa: E402
 
 LUA_DIR = os.path.join(ROOT, "bench")
 LIST_PATH = "/api/entries?page=1&per_page=20"
@@ -56,7 +57,18 @@ def parse_arguments():
     parser.add_argument("--sizing", metavar="T:C,...",
                         help="with --database postgres: instead of the table, one PostgreSQL server per setting of "
                              "--threads T and --database-connections C, reads and posts for each (e.g. 2:3,4:8,8:12)")
+    parser.add_argument("--growth", metavar="N,N,...",
+                        help="instead of the table, time each kind of request (lists, filters, searches) uncached at "
+                             "each of these sizes, on --database (e.g. 10000,100000,1000000)")
+    parser.add_argument("--seed-cache", metavar="DIR",
+                        help="with --growth on SQLite: keep seeded files here and reuse them (1,000,000 entries take minutes)")
     arguments = parser.parse_args()
+    if arguments.growth:
+        try:
+            arguments.growth = [int(size) for size in arguments.growth.split(",")]
+            assert all(size > 0 for size in arguments.growth)
+        except (ValueError, AssertionError):
+            parser.error("--growth takes positive entry counts separated by commas, such as 10000,100000")
     if arguments.entries < 1 or arguments.duration < 1 or arguments.repeat < 1:
         parser.error("--entries, --duration and --repeat must be positive")
     if arguments.database != "postgres" and (arguments.sizing or arguments.database_connections):
@@ -111,12 +123,14 @@ def start_files_nginx(children, folder, content_type, page_types):
 # MARK: - Data
 
 
-def seed(arguments, database, engine="SQLite"):
+def seed(arguments, database, engine="SQLite", entries=None):
+    """Seeds `entries` (default --entries) into `database`: a user's token."""
+    entries = entries or arguments.entries
     started = time.monotonic()
-    output = run([os.path.join(arguments.bin, "diary-server"), "seed", "--entries", str(arguments.entries),
-                  "--database", database], timeout=1800)
+    output = run([os.path.join(arguments.bin, "diary-server"), "seed", "--entries", str(entries),
+                  "--database", database], timeout=3600)
     users = [line.split() for line in output.splitlines() if line.strip()]
-    log(f"seeded {arguments.entries} entries for {len(users)} users on {engine} in {time.monotonic() - started:.1f} s")
+    log(f"seeded {entries} entries for {len(users)} users on {engine} in {time.monotonic() - started:.1f} s")
     return users[0][1]
 
 
@@ -587,7 +601,10 @@ def main():
     children = Children()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
-        if arguments.sizing:
+        if arguments.growth:
+            engine = "PostgreSQL" if arguments.database == "postgres" else "SQLite"
+            report = measure_growth(arguments, folder, lambda entries, database: seed(arguments, database, engine, entries), log)
+        elif arguments.sizing:
             report = measure_sizing(arguments, folder, children)
         elif arguments.database == "postgres":
             report = measure_postgres(arguments, folder, children)
@@ -601,7 +618,9 @@ def main():
             shutil.rmtree(folder, ignore_errors=True)
         else:
             log(f"kept {folder}")
-    if arguments.database == "postgres":
+    if arguments.growth:
+        print_growth_table(report)
+    elif arguments.database == "postgres":
         print_postgres_table(report)
     else:
         print_table(report)

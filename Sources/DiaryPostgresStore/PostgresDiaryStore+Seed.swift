@@ -4,7 +4,7 @@ import Foundation
 extension PostgresDiaryStore {
     /// Writes many entries fast, as SQLite's `insertEntries` does: `batchSize` per transaction,
     /// each batch one `INSERT … SELECT FROM unnest(…)` of arrays (one round trip for thousands of
-    /// rows, where `createEntry` takes several per entry). The entries are public and have no tags.
+    /// rows, where `createEntry` takes several per entry). The entries are public, with their tags.
     /// The rules of every write still hold: the schema checks every row (an unknown diary fails its
     /// batch, which is rolled back), the counts move in the same transaction (with the times, in one statement per batch), ids come
     /// from the sequence, times are cut to whole seconds, each diary's `updated` and
@@ -21,14 +21,21 @@ extension PostgresDiaryStore {
         let created = batch.map { Self.wholeSeconds($0.created) }
         let diaryIDs = batch.map(\.diaryID)
         return try write(.operation("\(batch.count) seeded entries")) { session in
-            // WITH ORDINALITY keeps the given order, so ids rise with the order of `entries`.
+            // Ids taken from the identity first, in order, so that the tags can name them
+            // and ids rise with the order of `entries`.
+            let entryIDs = try session.query("""
+                SELECT nextval(pg_get_serial_sequence('entries', 'entry_id')) FROM generate_series(1, $1::integer)
+                """, [batch.count]).map { row throws -> Int64 in try row.decode(Int64.self) }.sorted()
             try session.execute("""
-                INSERT INTO entries (diary_id, title, body, created, updated)
-                SELECT diary_id, title, body, created, created
-                FROM unnest($1::bigint[], $2::text[], $3::text[], $4::timestamptz[])
-                    WITH ORDINALITY AS seeded (diary_id, title, body, created, position)
-                ORDER BY position
-                """, [diaryIDs, batch.map(\.title), batch.map(\.body), created])
+                INSERT INTO entries (entry_id, diary_id, title, body, created, updated)
+                SELECT entry_id, diary_id, title, body, created, created
+                FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::timestamptz[])
+                    AS seeded (entry_id, diary_id, title, body, created)
+                """, [entryIDs, diaryIDs, batch.map(\.title), batch.map(\.body), created])
+            let tagged = zip(entryIDs, batch).flatMap { id, entry in entry.tags.map { (id, $0) } }
+            try session.execute("""
+                INSERT INTO entry_tags (entry_id, tag) SELECT * FROM unnest($1::bigint[], $2::text[]) ON CONFLICT DO NOTHING
+                """, [tagged.map(\.0), tagged.map(\.1)])
             // Each diary's count of this batch and its newest time (every seeded entry is
             // public), added to its row of diary_activity in one statement, as a post's are, in
             // the order of their ids (as an import locks them), so that two batches never deadlock.

@@ -5,7 +5,7 @@ import GRDB
 
 extension SQLiteDiaryStore {
     /// Writes many entries fast: `batchSize` per transaction, one prepared statement, none of
-    /// `createEntry`'s per-entry lookups. The entries are public. The schema still checks every row
+    /// `createEntry`'s per-entry lookups. The entries are public, with their tags. The schema still checks every row
     /// (an unknown diary fails its batch, which is rolled back); the triggers keep the counts, and
     /// each diary's `updated` moves forward to its newest entry. Batches already written stay written.
     ///
@@ -20,11 +20,16 @@ extension SQLiteDiaryStore {
             let insert = try db.cachedStatement(sql: """
                 INSERT INTO entries (diary_id, title, body, created, updated) VALUES (?, ?, ?, ?, ?)
                 """)
+            let tag = try db.cachedStatement(sql: "INSERT OR IGNORE INTO entry_tags (entry_id, tag) VALUES (?, ?)")
             var newest: [Int64: String] = [:]
             for entry in batch {
                 let created = RFC3339.string(from: entry.created)
                 insert.setUncheckedArguments([entry.diaryID, entry.title, entry.body, created, created])
                 try insert.execute()
+                let entryID = db.lastInsertedRowID
+                for name in entry.tags {
+                    try tag.execute(arguments: [entryID, name])
+                }
                 if newest[entry.diaryID].map({ $0 < created }) ?? true {
                     newest[entry.diaryID] = created
                 }

@@ -9,12 +9,15 @@ public struct SeedEntry: Sendable, Equatable {
     public var body: String
     /// Both `created` and `updated`; fractions of a second are dropped, as the stores keep them.
     public var created: Date
+    /// Normalised tags (lowercase, distinct), as the API would keep them.
+    public var tags: [String]
 
-    public init(diaryID: Int64, title: String, body: String, created: Date) {
+    public init(diaryID: Int64, title: String, body: String, created: Date, tags: [String] = []) {
         self.diaryID = diaryID
         self.title = title
         self.body = body
         self.created = created
+        self.tags = tags
     }
 }
 

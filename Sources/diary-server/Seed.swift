@@ -71,6 +71,10 @@ struct Seed: ParsableCommand {
 
 /// Deterministic diary-like text: the same arguments give the same entries, byte for byte.
 enum SeedText {
+    static let words = ZipfDistribution(count: SeedVocabulary.words.count)
+    static let japaneseWords = ZipfDistribution(count: SeedVocabulary.japanese.count)
+    static let tags = ZipfDistribution(count: SeedVocabulary.tags.count)
+
     /// Entries 10 minutes apart from 2020-01-01, spread round-robin over the diaries.
     static func entries(count: Int, diaryIDs: [Int64]) -> some Sequence<SeedEntry> {
         let start = RFC3339.date(from: "2020-01-01T00:00:00Z")!
@@ -80,15 +84,10 @@ enum SeedText {
                 diaryID: diaryIDs[index % diaryIDs.count],
                 title: "Day \(index + 1): \(random.words(3))",
                 body: random.body(bytes: 1000),
-                created: start + TimeInterval(index * 600))
+                created: start + TimeInterval(index * 600),
+                tags: random.tags())
         }
     }
-
-    static let words = """
-        morning rain coffee walked station train office lunch noodles meeting code review bug fixed \
-        evening river bridge cat neighbour book chapter tea garden tomatoes bicycle park quiet \
-        letter friend called mother dinner curry market bread cheese wind cold warm sunny cloudy
-        """.split(separator: " ").map(String.init)
 
     /// Sentences that JSON must escape or that are not ASCII, so encoders do real work.
     static let specials = [
@@ -100,21 +99,43 @@ enum SeedText {
 /// Seed text drawn from a fixed-seed generator, so seeded databases are reproducible.
 extension SplitMix64 {
     mutating func words(_ count: Int) -> String {
-        (0..<count).map { _ in SeedText.words[next(SeedText.words.count)] }.joined(separator: " ")
+        (0..<count).map { _ in SeedVocabulary.words[SeedText.words.rank(using: &self)] }.joined(separator: " ")
     }
 
-    /// Sentences of 5 to 12 words, a paragraph break now and then, until about `bytes` UTF-8 bytes.
+    /// Japanese words joined by particles, with a verb ending: 京都で紅葉を見ました。
+    mutating func japaneseSentence() -> String {
+        var sentence = ""
+        for position in 0..<(2 + next(3)) {
+            if position > 0 { sentence += SeedVocabulary.particles[next(SeedVocabulary.particles.count)] }
+            sentence += SeedVocabulary.japanese[SeedText.japaneseWords.rank(using: &self)]
+        }
+        return sentence + SeedVocabulary.endings[next(SeedVocabulary.endings.count)]
+    }
+
+    /// Sentences of 5 to 12 words, a Japanese one or a special one now and then, a paragraph
+    /// break now and then, until about `bytes` UTF-8 bytes.
     mutating func body(bytes: Int) -> String {
         var text = ""
         while text.utf8.count < bytes {
             if !text.isEmpty { text += next(5) == 0 ? "\n\n" : " " }
-            if next(6) == 0 {
-                text += SeedText.specials[next(SeedText.specials.count)]
-            } else {
+            switch next(6) {
+            case 0: text += SeedText.specials[next(SeedText.specials.count)]
+            case 1: text += japaneseSentence()
+            default:
                 let sentence = words(5 + next(8))
                 text += sentence.prefix(1).uppercased() + sentence.dropFirst() + "."
             }
         }
         return text
+    }
+
+    /// Up to three distinct tags, the common ones most often.
+    mutating func tags() -> [String] {
+        var tags: [String] = []
+        for _ in 0..<next(4) {
+            let tag = SeedVocabulary.tags[SeedText.tags.rank(using: &self)]
+            if !tags.contains(tag) { tags.append(tag) }
+        }
+        return tags
     }
 }

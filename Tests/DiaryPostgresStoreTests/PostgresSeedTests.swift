@@ -19,9 +19,10 @@ struct PostgresSeedTests {
             let second = try store.createDiary(ownerID: alice.id, title: "Second")
             let before = try store.dataVersion()
             let start = RFC3339.date(from: "2030-01-01T00:00:00Z")!
-            let seeded = (0..<25).map { index in
-                SeedEntry(diaryID: index % 2 == 0 ? first.id : second.id, title: "Entry \(index)",
-                          body: "Body \"\(index)\"\n今日 \\ \t", created: start + TimeInterval(index * 60) + 0.75)
+            let seeded = (0..<25).map { (index: Int) -> SeedEntry in
+                let tags: [String] = index % 3 == 0 ? ["kyoto", "photo"] : []
+                return SeedEntry(diaryID: index % 2 == 0 ? first.id : second.id, title: "Entry \(index)",
+                                 body: "Body \"\(index)\"\n今日 \\ \t", created: start + TimeInterval(index * 60) + 0.75, tags: tags)
             }
             // A batch size that does not divide the count: the last batch is a short one.
             #expect(try store.insertEntries(seeded, batchSize: 10) == 25)
@@ -30,6 +31,7 @@ struct PostgresSeedTests {
             let page = try store.entries(diaryID: nil, page: newestFirstPage)
             #expect(page.total == 25)
             #expect(page.entries.map(\.title) == seeded.reversed().map(\.title))
+            #expect(page.entries.map(\.tags) == seeded.reversed().map(\.tags))
             // Ids follow the order given, from the sequence, with no gap inside a batch.
             let ids = page.entries.reversed().map(\.id)
             #expect(ids == Array(ids[0]..<ids[0] + 25))
@@ -38,7 +40,7 @@ struct PostgresSeedTests {
             #expect(newest.body == seeded[24].body)
             #expect(newest.created == start + 24 * 60)  // whole seconds, as the store keeps them
             #expect(newest.updated == newest.created)
-            #expect(newest.visibility == .public && newest.tags.isEmpty)
+            #expect(newest.visibility == .public && newest.tags == ["kyoto", "photo"])
 
             let diaries = try store.diaries()
             #expect(diaries.map(\.entryCount) == [13, 12])

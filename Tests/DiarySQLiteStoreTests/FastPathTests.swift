@@ -15,9 +15,10 @@ import Testing
             let first = try store.diaries()[0]
             let second = try store.createDiary(ownerID: alice.id, title: "Second")
             let start = RFC3339.date(from: "2030-01-01T00:00:00Z")!
-            let seeded = (0..<25).map { index in
-                SeedEntry(diaryID: index % 2 == 0 ? first.id : second.id, title: "Entry \(index)",
-                          body: "Body \"\(index)\"\n今日", created: start + TimeInterval(index * 60) + 0.75)
+            let seeded = (0..<25).map { (index: Int) -> SeedEntry in
+                let tags: [String] = index % 3 == 0 ? ["kyoto", "photo"] : []
+                return SeedEntry(diaryID: index % 2 == 0 ? first.id : second.id, title: "Entry \(index)",
+                                 body: "Body \"\(index)\"\n今日", created: start + TimeInterval(index * 60) + 0.75, tags: tags)
             }
             // A batch size that does not divide the count: the last batch is a short one.
             #expect(try store.insertEntries(seeded, batchSize: 10) == 25)
@@ -25,6 +26,7 @@ import Testing
             let page = try store.entries(diaryID: nil, page: newestFirstPage)
             #expect(page.total == 25)
             #expect(page.entries.map(\.title) == seeded.reversed().map(\.title))
+            #expect(page.entries.map(\.tags) == seeded.reversed().map(\.tags))
             let newest = try #require(page.entries.first)
             #expect(newest.author == "alice")
             #expect(newest.body == seeded[24].body)

@@ -1,0 +1,151 @@
+"""How the cost of each kind of request grows with the data: `scripts/bench --growth 10000,100000,1000000`.
+
+For each size, a database is seeded (or taken from --seed-cache), served with the response cache
+off (so every request is the first of its kind, as an operator's users would send them), and each
+request kind below is sent SAMPLES times in a row, anonymously and with a token. The table shows,
+per kind and size, the median and the worst time (the worst of 20 is the p99 a reader would
+feel), with the server's start-up time and peak RSS. Timed by the client over one keep-alive
+connection on 127.0.0.1; a kind whose first answers each take over a second stops early.
+"""
+
+import os
+import statistics
+import time
+import urllib.parse
+
+from diarykit import HOST
+from diarykit.http_client import Client
+from diarykit.postgres import PostgresCluster
+from diarykit.processes import status_kib
+from diarykit.server import serve_command, start_serving
+
+SAMPLES = 20
+SLOW_S = 1.0
+# Seeded entries are 10 minutes apart from 2020-01-01, so these dates exist at every size.
+OLDEST_DAY = "2020-01-02T00:00:00Z"
+
+
+def search(query, **more):
+    return "/api/entries?" + urllib.parse.urlencode({"q": query, **more})
+
+
+# (label, path). The words come from `diary-server seed`'s vocabulary: "coffee" is in about 97 %
+# of entries, "zanzibar" in about one in a thousand, 京都 in about one in seven, "zz" in none.
+KINDS = (
+    ("list, page 1", "/api/entries"),
+    ("list, page 450 (offset 9,000)", "/api/entries?page=450"),
+    ("list, the oldest day", f"/api/entries?until={OLDEST_DAY}"),
+    ("list, a week's range", "/api/entries?since=2020-01-15T00:00:00Z&until=2020-01-22T00:00:00Z"),
+    ("tag, common (daily)", "/api/entries?tag=daily"),
+    ("tag, rare (night)", "/api/entries?tag=night"),
+    ("search, rare (zanzibar)", search("zanzibar")),
+    ("search, rare, newest", search("zanzibar", order="newest")),
+    ("search, common (coffee)", search("coffee")),
+    ("search, common, newest", search("coffee", order="newest")),
+    ("search, 雨でした", search("雨でした")),
+    ("search, phrase \"river bridge\"", search('"river bridge"')),
+    ("search, phrase \"and the\"", search('"and the"')),
+    ("search, 2 chars 京都", search("京都")),
+    ("search, 2 chars 京都, newest", search("京都", order="newest")),
+    ("search, 2 chars zz (none)", search("zz")),
+    ("search, 2 chars ka (common)", search("ka")),
+    ("search, coffee + tag daily", search("coffee", tag="daily")),
+    ("search page /search?q=coffee", "/search?q=coffee"),
+)
+
+
+def timed_kind(client, path):
+    """Times SAMPLES GETs of `path`: (seconds each, statuses seen)."""
+    times, statuses = [], set()
+    for sample in range(SAMPLES):
+        started = time.perf_counter()
+        status, _, _ = client.request("GET", path)
+        times.append(time.perf_counter() - started)
+        statuses.add(status)
+        if sample == 2 and min(times) > SLOW_S:
+            break
+    return times, statuses
+
+
+def measure_size(bin_folder, database, token, log_path, flags, log):
+    """Serves `database` and times every kind: (rows, start-up seconds, peak RSS MiB)."""
+    command = serve_command(bin_folder, database, ["--response-cache", "0", *flags], host=HOST)
+    started = time.monotonic()
+    server, port = start_serving(command, log_path, 600)
+    startup = time.monotonic() - started
+    rows = []
+    try:
+        for who, credential in (("anonymous", None), ("token", token)):
+            client = Client(port, token=credential, timeout=120)
+            for label, path in KINDS:
+                times, statuses = timed_kind(client, path)
+                rows.append({"kind": label, "who": who, "median_ms": statistics.median(times) * 1000,
+                             "worst_ms": max(times) * 1000, "samples": len(times), "statuses": sorted(statuses)})
+                log(f"{label} ({who}): median {rows[-1]['median_ms']:.1f} ms, worst {rows[-1]['worst_ms']:.1f} ms, {sorted(statuses)}")
+            client.close()
+        peak = status_kib(server.pid, "VmHWM")
+    finally:
+        server.terminate()
+        server.wait(30)
+    return rows, startup, (peak or 0) / 1024
+
+
+def seeded_sqlite(arguments, entries, folder, seed):
+    """An SQLite file of `entries` seeded entries: from --seed-cache when it has one, else seeded
+    (and kept there when --seed-cache is given). (path, a user's token)."""
+    cache = arguments.seed_cache
+    if cache:
+        os.makedirs(cache, exist_ok=True)
+        path, users = os.path.join(cache, f"seed-{entries}.sqlite"), os.path.join(cache, f"seed-{entries}.users")
+        if os.path.exists(path) and os.path.exists(users):
+            with open(users) as file:
+                return path, file.read().split()[1]
+    else:
+        path, users = os.path.join(folder, f"seed-{entries}.sqlite"), None
+    token = seed(entries, path)
+    if users:
+        with open(users, "w") as file:
+            file.write(f"user {token}\n")
+    return path, token
+
+
+def measure_growth(arguments, folder, seed, log, flags=()):
+    """Every kind at every size of `arguments.growth`, on SQLite or on PostgreSQL (one server)."""
+    report = {"database": arguments.database, "sizes": []}
+    postgres = PostgresCluster() if arguments.database == "postgres" else None
+    try:
+        for entries in arguments.growth:
+            if postgres:
+                database = postgres.create_database(f"growth_{entries}")
+                token = seed(entries, database)
+            else:
+                database, token = seeded_sqlite(arguments, entries, folder, seed)
+            rows, startup, rss = measure_size(arguments.bin, database, token,
+                                              os.path.join(folder, f"growth-{entries}.log"), flags, log)
+            report["sizes"].append({"entries": entries, "startup_s": startup, "peak_rss_mib": rss, "rows": rows})
+            if not postgres and not arguments.seed_cache:
+                os.remove(database)
+    finally:
+        if postgres:
+            postgres.close()
+    return report
+
+
+def print_growth_table(report):
+    sizes = report["sizes"]
+    print(f"{report['database']}: median / worst of {SAMPLES} ms, each request uncached (--response-cache 0)")
+    header = ["request", "who"] + [f"{size['entries']:,}" for size in sizes]
+    lines = [header]
+    for index, row in enumerate(sizes[0]["rows"]):
+        cells = [row["kind"], row["who"]]
+        for size in sizes:
+            other = size["rows"][index]
+            note = "" if other["statuses"] == [200] else " " + "/".join(map(str, other["statuses"]))
+            cells.append(f"{other['median_ms']:.1f} / {other['worst_ms']:.1f}{note}")
+        lines.append(cells)
+    lines.append(["start-up (s)", ""] + [f"{size['startup_s']:.2f}" for size in sizes])
+    lines.append(["peak RSS (MiB)", ""] + [f"{size['peak_rss_mib']:.0f}" for size in sizes])
+    widths = [max(len(line[column]) for line in lines) for column in range(len(header))]
+    for line in lines:
+        print("  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip())
+
