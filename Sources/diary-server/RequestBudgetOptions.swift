@@ -11,7 +11,7 @@ struct RequestBudgetOptions: ParsableArguments {
         """)
     var queryTimeout = "500ms"
 
-    @Option(help: "Searches the response cache cannot answer that run at once (default: half the worker threads, at least 1).")
+    @Option(help: "Searches the response cache cannot answer that run at once (default: half the cores, at least 1).")
     var searchConcurrency: Int?
 
     @Option(help: "How long a search waits for its turn before it is answered 503 with Retry-After (ms, s).")
@@ -48,7 +48,7 @@ struct RequestBudgetOptions: ParsableArguments {
         guard searchBurst >= 1 else { throw ValidationError("--search-burst must be at least 1.") }
     }
 
-    /// The limits for a server of `threads` worker threads.
+    /// The limits for a server whose worker threads run on `threads` cores.
     func searchLimits(threads: Int) -> SearchLimits {
         SearchLimits(
             concurrency: searchConcurrency ?? SearchLimits.defaultConcurrency(threads: threads),
