@@ -18,14 +18,11 @@ import PostgresNIO
 /// and for each statement's answer (`SQLSession`). So a server that is down, frozen or out of
 /// connection slots makes a call fail within about that long, never hang.
 ///
-/// Once the server has let a login go unanswered that long, it is taken to be silent (frozen,
-/// or cut off): every call fails at once, instead of each waiting `timeout` on its own (a
-/// request reads the store two or three times, and the workers' queues wait behind them),
-/// while one login at a time, begun by a call, probes the server. The first that succeeds
-/// ends it. A statement left unanswered that long may only be slow (a search over most of a
-/// large diary): it starts a probe at once, and calls wait for that login's outcome (a few
-/// milliseconds from a server that answers) instead of failing, so one slow statement never
-/// fails the next, unrelated call; only a probe that fails makes the server silent.
+/// Once the server has let a statement or a login go unanswered that long, it is taken to be
+/// silent (frozen, or cut off): every call fails at once, instead of each waiting `timeout`
+/// on its own (a request reads the store two or three times, and the workers' queues wait
+/// behind them), while one login at a time, begun by a call, probes the server. The first
+/// that succeeds ends it. A statement that is only slow costs the same: a login that answers.
 final class ConnectionPool: @unchecked Sendable {
     let configuration: PostgresConnection.Configuration
     let maximumCount: Int
@@ -41,8 +38,7 @@ final class ConnectionPool: @unchecked Sendable {
     private var isClosed = false
     /// Whether the server let a wait pass `timeout` unanswered, and no login has succeeded since.
     private var isSilent = false
-    /// Whether a login probing the server is under way: after a statement went unanswered
-    /// (calls wait for it), or while the server is silent (calls fail).
+    /// Whether a login probing a silent server is under way.
     private var isProbing = false
 
     init(
@@ -67,7 +63,7 @@ final class ConnectionPool: @unchecked Sendable {
             return result
         } catch {
             checkIn(connection)
-            if error is SQLSession.NoAnswer { probeAfterSilentStatement() }
+            if error is SQLSession.NoAnswer { markSilent() }
             throw error
         }
     }
@@ -100,15 +96,6 @@ final class ConnectionPool: @unchecked Sendable {
                 condition.unlock()
                 if probe { startProbe() }
                 throw PoolError.silent(seconds: timeout)
-            }
-            if isProbing {
-                // A statement went unanswered: whether the server is silent or that statement
-                // was only slow, the probe's login tells within `timeout` and a second.
-                if !condition.wait(until: deadline) {
-                    condition.unlock()
-                    throw PoolError.silent(seconds: timeout)
-                }
-                continue
             }
             if let connection = idle.popLast() {
                 if connection.connection.isClosed {
@@ -163,18 +150,8 @@ final class ConnectionPool: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// A statement went unanswered for `timeout`: a login is tried at once, and calls wait for
-    /// it; only if it fails is the server taken to be silent (`endProbe`).
-    private func probeAfterSilentStatement() {
-        condition.lock()
-        let probe = !isProbing && !isSilent
-        if probe { isProbing = true }
-        condition.unlock()
-        if probe { startProbe() }
-    }
-
-    /// A login went unanswered for `timeout`: calls fail at once from now on, and those waiting
-    /// for a connection stop waiting, until a probe logs in.
+    /// The server left a wait unanswered for `timeout`: calls fail at once from now on, and
+    /// those waiting for a connection stop waiting, until a probe logs in.
     private func markSilent() {
         condition.lock()
         isSilent = true
@@ -201,15 +178,11 @@ final class ConnectionPool: @unchecked Sendable {
         }
     }
 
-    /// A probe ended; one that logged in (even after it was given up) ends the silence, and one
-    /// that did not makes the server silent. Calls waiting for the outcome go on.
+    /// A probe ended; one that logged in (even after it was given up) ends the silence.
     private func endProbe(answered: Bool) {
         condition.lock()
-        if isProbing || answered {
-            isSilent = !answered
-        }
         isProbing = false
-        condition.broadcast()
+        if answered { isSilent = false }
         condition.unlock()
     }
 

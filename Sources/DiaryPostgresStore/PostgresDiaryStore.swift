@@ -180,8 +180,13 @@ extension PostgresDiaryStore {
         // (.unavailable) rather than holding its worker thread for as long as the other takes.
         // synchronous_commit on, whatever postgresql.conf says: a write is answered 2xx only
         // once its COMMIT is flushed, so a crash (of the server or of PostgreSQL) loses none.
+        // statement_timeout at 90 % of `timeout`: a server that is only slow stops the statement
+        // itself (57014, `.timedOut`) before the store's own deadline, and keeps the connection;
+        // so a statement left unanswered past `timeout` means a silent server, never a slow
+        // query (slow searches were taken for a frozen database, failing unrelated calls).
         configuration.options.additionalStartupParameters = [
             ("lock_timeout", "\(max(Int(lockTimeout * 1000), 1))ms"), ("synchronous_commit", "on"), ("application_name", "diary"),
+            ("statement_timeout", "\(max(Int(timeout * 900), 1))ms"),
         ]
         return configuration
     }
@@ -294,7 +299,9 @@ extension PostgresDiaryStore {
     func read<T>(
         _ subject: @autoclosure () -> StoreError.Subject, bounded: Bool = true, _ value: (SQLSession) throws -> T
     ) throws(StoreError) -> T {
-        let limit = bounded ? queryTimeout.map(Self.statementTimeoutSQL) : nil
+        // The session's own statement_timeout (90 % of the pool's timeout) bounds it already.
+        let backstop = Duration.milliseconds(Int64(pool.timeout * 900))
+        let limit = bounded ? queryTimeout.flatMap { $0 < backstop ? Self.statementTimeoutSQL($0) : nil } : nil
         do {
             return try withSession { session in
                 try Self.inTransaction(session, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") {

@@ -315,9 +315,10 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         /// The database cannot answer now: disk full, read-only file, I/O error, busy too long,
         /// a server that is down or silent.
         case unavailable
-        /// The read ran past the time one request may take (the server's query timeout) and was
-        /// stopped: the request's own cost, not a fault of the database, which serves the next
-        /// call as before. Nothing was written.
+        /// A statement ran past the time one request may take (a read past the query timeout,
+        /// or on PostgreSQL any statement past its statement timeout) and was stopped: the
+        /// request's own cost, not a fault of the database, which serves the next call as
+        /// before. Nothing was written.
         case timedOut
         /// The caller's precondition does not hold for the stored value: it changed since they read it.
         case preconditionFailed
