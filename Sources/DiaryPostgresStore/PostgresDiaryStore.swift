@@ -35,7 +35,7 @@ public final class PostgresDiaryStore: DiaryStore {
     let pool: ConnectionPool
     let clock: @Sendable () -> Date
     /// How long one read's statement may run before the server stops it (`.timedOut`); nil: the
-    /// pool's `timeout` bounds it, as any statement.
+    /// session's statement_timeout (90 % of the pool's `timeout`) bounds it, as any statement.
     public let queryTimeout: Duration?
     /// The database, without its password: what errors and logs name.
     public let url: PostgresURL
@@ -50,7 +50,8 @@ public final class PostgresDiaryStore: DiaryStore {
     /// - parameter timeout: how long a call waits for the server at each step (a free pooled
     ///   connection, a new connection up to its login, each statement's answer) before it fails
     ///   with `.unavailable`: a server that is down, frozen or out of connection slots costs a
-    ///   caller that long at most, never a hang. A statement past it has its connection closed.
+    ///   caller that long at most, never a hang. The server stops a statement at 90 % of it
+    ///   (`statement_timeout`, `.timedOut`); one left unanswered past it has its connection closed.
     ///   A lock wait longer than `lockTimeout` or `timeout`, whichever is shorter, fails too.
     /// - parameter queryTimeout: how long a statement of a read transaction (a list, a search,
     ///   a count) may run: the server stops it then (`statement_timeout`), the call throws
