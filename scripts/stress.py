@@ -2,7 +2,7 @@
 """The reliability and security battery of issue 6, against the real diary-server.
 
 Faults (SIGKILL during writes, graceful stop, disk full, read-only file, busy database), load
-(readers and writers, slowloris), hostile input, auth and its timing, secrets in answers and logs,
+(readers and writers, slowloris), searches stalling entry reads (issue 25), hostile input, auth and its timing, secrets in answers and logs,
 and the fuzz target. PostgreSQL (issue 14): several servers on one database, one killed,
 PostgreSQL stopped, frozen and out of connection slots, each case on a cluster of its own. Prints one table (case, expected, observed, pass) and exits 1 if a case failed.
 
@@ -31,13 +31,14 @@ from stress_cases.durability import case_busy, case_crash, case_disk_full, case_
 from stress_cases.fuzz import case_fuzz  # noqa: E402
 from stress_cases.hostile import case_hostile  # noqa: E402
 from stress_cases.load import case_load, case_slowloris  # noqa: E402
+from stress_cases.stall import case_stall  # noqa: E402
 from stress_cases.postgres_faults import (  # noqa: E402
     case_pg_commit_lost, case_pg_frozen, case_pg_kill, case_pg_restart, case_pg_servers, case_pg_slots)
 from stress_cases.tokens_and_privacy import case_logs, case_privacy, case_timing  # noqa: E402
 
 
 CASES = [("crash", case_crash), ("graceful", case_graceful_stop), ("diskfull", case_disk_full),
-         ("readonly", case_read_only), ("busy", case_busy), ("load", case_load), ("slowloris", case_slowloris),
+         ("readonly", case_read_only), ("busy", case_busy), ("load", case_load), ("slowloris", case_slowloris), ("stall", case_stall),
          ("hostile", case_hostile), ("privacy", case_privacy), ("timing", case_timing), ("fuzz", case_fuzz),
          ("pg-servers", case_pg_servers), ("pg-kill", case_pg_kill), ("pg-restart", case_pg_restart),
          ("pg-slots", case_pg_slots), ("pg-frozen", case_pg_frozen),

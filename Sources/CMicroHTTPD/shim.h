@@ -8,4 +8,10 @@
 #include <stdarg.h>
 #include <microhttpd.h>
 
+// MHD_get_connection_info is variadic, which Swift cannot call: the client's address, or NULL.
+static inline const struct sockaddr *diary_mhd_client_address(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    return info ? info->client_addr : NULL;
+}
+
 #endif

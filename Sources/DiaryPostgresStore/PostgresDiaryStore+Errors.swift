@@ -46,6 +46,12 @@ extension StoreError {
             return
         }
         let message = failure.message ?? "no message"
+        if state == "57014" {
+            // statement_timeout (a read's `queryTimeout`) or a cancel: this statement's own end,
+            // not the server's; its connection is whole.
+            self.init(.timedOut, subject, detail: "PostgreSQL stopped the statement (57014: \(message))")
+            return
+        }
         if state == "23505" {
             let constraint = failure.constraint ?? ""
             self.init(.conflict, constraint == "users_token_hash_key" ? .token : subject, detail: "unique constraint \(constraint)")

@@ -34,6 +34,9 @@ public final class PostgresDiaryStore: DiaryStore {
 
     let pool: ConnectionPool
     let clock: @Sendable () -> Date
+    /// How long one read's statement may run before the server stops it (`.timedOut`); nil: the
+    /// session's statement_timeout (90 % of the pool's `timeout`) bounds it, as any statement.
+    public let queryTimeout: Duration?
     /// The database, without its password: what errors and logs name.
     public let url: PostgresURL
 
@@ -47,17 +50,22 @@ public final class PostgresDiaryStore: DiaryStore {
     /// - parameter timeout: how long a call waits for the server at each step (a free pooled
     ///   connection, a new connection up to its login, each statement's answer) before it fails
     ///   with `.unavailable`: a server that is down, frozen or out of connection slots costs a
-    ///   caller that long at most, never a hang. A statement past it has its connection closed.
+    ///   caller that long at most, never a hang. The server stops a statement at 90 % of it
+    ///   (`statement_timeout`, `.timedOut`); one left unanswered past it has its connection closed.
     ///   A lock wait longer than `lockTimeout` or `timeout`, whichever is shorter, fails too.
+    /// - parameter queryTimeout: how long a statement of a read transaction (a list, a search,
+    ///   a count) may run: the server stops it then (`statement_timeout`), the call throws
+    ///   `.timedOut`, and its connection goes back to the pool whole. Writes keep their own bounds.
     /// - parameter clock: the time of new and changed rows (tests pass a fixed one).
     /// - throws: `.unavailable` when the server cannot be reached, refuses the login, or the
     ///   schema cannot be migrated. The message never holds the password.
     public init(
         url: PostgresURL, poolSize: Int = 8, lockTimeout: TimeInterval = defaultLockTimeout,
-        timeout: TimeInterval = defaultTimeout, clock: @escaping @Sendable () -> Date = Date.init
+        timeout: TimeInterval = defaultTimeout, queryTimeout: Duration? = nil, clock: @escaping @Sendable () -> Date = Date.init
     ) throws(StoreError) {
         self.url = url
         self.clock = clock
+        self.queryTimeout = queryTimeout
         let subject = StoreError.Subject.operation("database \(url)")
         do {
             pool = ConnectionPool(
@@ -79,7 +87,8 @@ public final class PostgresDiaryStore: DiaryStore {
 
     /// Opens the database at a `postgres://` or `postgresql://` URL.
     public convenience init(
-        url text: String, poolSize: Int = 8, timeout: TimeInterval = defaultTimeout, clock: @escaping @Sendable () -> Date = Date.init
+        url text: String, poolSize: Int = 8, timeout: TimeInterval = defaultTimeout, queryTimeout: Duration? = nil,
+        clock: @escaping @Sendable () -> Date = Date.init
     ) throws(StoreError) {
         let url: PostgresURL
         do {
@@ -87,7 +96,7 @@ public final class PostgresDiaryStore: DiaryStore {
         } catch {
             throw StoreError(.unavailable, .operation("database URL"), detail: error.description)
         }
-        try self.init(url: url, poolSize: poolSize, timeout: timeout, clock: clock)
+        try self.init(url: url, poolSize: poolSize, timeout: timeout, queryTimeout: queryTimeout, clock: clock)
     }
 
     /// Closes every connection. Any later call throws `.unavailable`.
@@ -124,7 +133,7 @@ public final class PostgresDiaryStore: DiaryStore {
     /// "ok", or one line per diary whose kept counts disagree with its entries: for tests and
     /// maintenance, as SQLite's `integrityCheck()`.
     public func consistencyCheck() throws(StoreError) -> String {
-        try read(.operation("consistency check")) { session in
+        try read(.operation("consistency check"), bounded: false) { session in
             let rows = try session.query("""
                 SELECT d.diary_id, d.entry_count, d.public_count, count(e.entry_id)::integer,
                 count(e.entry_id) FILTER (WHERE e.visibility = 'public')::integer
@@ -172,8 +181,13 @@ extension PostgresDiaryStore {
         // (.unavailable) rather than holding its worker thread for as long as the other takes.
         // synchronous_commit on, whatever postgresql.conf says: a write is answered 2xx only
         // once its COMMIT is flushed, so a crash (of the server or of PostgreSQL) loses none.
+        // statement_timeout at 90 % of `timeout`: a server that is only slow stops the statement
+        // itself (57014, `.timedOut`) before the store's own deadline, and keeps the connection;
+        // so a statement left unanswered past `timeout` means a silent server, never a slow
+        // query (slow searches were taken for a frozen database, failing unrelated calls).
         configuration.options.additionalStartupParameters = [
             ("lock_timeout", "\(max(Int(lockTimeout * 1000), 1))ms"), ("synchronous_commit", "on"), ("application_name", "diary"),
+            ("statement_timeout", "\(max(Int(timeout * 900), 1))ms"),
         ]
         return configuration
     }
@@ -278,16 +292,34 @@ extension PostgresDiaryStore {
     }
 
     /// Runs `value` in one read-only snapshot: every statement sees the same committed state.
-    func read<T>(_ subject: @autoclosure () -> StoreError.Subject, _ value: (SQLSession) throws -> T) throws(StoreError) -> T {
+    /// When `bounded`, each statement may run `queryTimeout` at most: the server stops it then
+    /// (SQLSTATE 57014, `.timedOut`), and the transaction's ROLLBACK leaves the connection
+    /// whole for the next call. The limit is `SET LOCAL`, sent behind BEGIN without a wait of
+    /// its own, so it costs no round trip and ends with the transaction: writes and
+    /// migrations never run under it.
+    func read<T>(
+        _ subject: @autoclosure () -> StoreError.Subject, bounded: Bool = true, _ value: (SQLSession) throws -> T
+    ) throws(StoreError) -> T {
+        // The session's own statement_timeout (90 % of the pool's timeout) bounds it already.
+        let backstop = Duration.milliseconds(Int64(pool.timeout * 900))
+        let limit = bounded ? queryTimeout.flatMap { $0 < backstop ? Self.statementTimeoutSQL($0) : nil } : nil
         do {
             return try withSession { session in
                 try Self.inTransaction(session, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") {
-                    try value(session)
+                    if let limit { try session.send(limit) }
+                    return try value(session)
                 }
             }
         } catch {
             throw StoreError(error, subject: subject())
         }
+    }
+
+    /// `SET LOCAL statement_timeout` to `budget`, in whole milliseconds (at least 1: 0 would turn it off).
+    static func statementTimeoutSQL(_ budget: Duration) -> String {
+        let (seconds, attoseconds) = budget.components
+        let milliseconds = max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+        return "SET LOCAL statement_timeout = \(milliseconds)"
     }
 
     /// Runs a read of one statement, which is its own transaction and snapshot: no BEGIN and

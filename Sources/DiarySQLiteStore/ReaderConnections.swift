@@ -17,9 +17,13 @@ final class ReaderConnections: @unchecked Sendable {
     final class Reader {
         let queue: DatabaseQueue
         var lastSeenDataVersion: Int64?
+        /// The deadline of the read under way, which SQLite checks as it runs.
+        let deadline = ReadDeadline()
 
         init(queue: DatabaseQueue) {
             self.queue = queue
+            let deadline = self.deadline
+            queue.inDatabase { db in deadline.install(on: db) }
         }
     }
 
@@ -33,8 +37,22 @@ final class ReaderConnections: @unchecked Sendable {
         self.path = path
     }
 
-    func read<T>(_ value: (Database) throws -> T) throws -> T {
-        try withReader { reader in try reader.queue.inDatabase(value) }
+    /// Runs `value` on a free connection; with a `budget`, a statement still running when it
+    /// has passed is stopped (`SQLITE_INTERRUPT`). The connection is left out of any
+    /// transaction `value` began, so that the next read on it starts clean.
+    func read<T>(budget: Duration?, _ value: (Database) throws -> T) throws -> T {
+        try withReader { reader in
+            try reader.queue.inDatabase { db in
+                guard let budget else { return try value(db) }
+                do {
+                    return try reader.deadline.within(budget) { try value(db) }
+                } catch {
+                    // Without a deadline now: the rollback cannot itself be stopped.
+                    if db.isInsideTransaction { try? db.execute(sql: "ROLLBACK") }
+                    throw error
+                }
+            }
+        }
     }
 
     /// Runs `body` with a connection of its own, waiting for one when all are busy.

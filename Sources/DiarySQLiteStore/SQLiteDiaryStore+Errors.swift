@@ -34,6 +34,11 @@ extension StoreError {
             self.init(.conflict, subject, detail: error.message ?? "")
             return
         }
+        if error.resultCode == .SQLITE_INTERRUPT {
+            // Only a reader's deadline (`ReadDeadline`) stops a statement.
+            self.init(.timedOut, subject, detail: "SQLite stopped the read at its deadline")
+            return
+        }
         let reason = switch error.resultCode {
         case .SQLITE_FULL: "the disk is full"
         case .SQLITE_READONLY: "the database is read-only"

@@ -32,15 +32,20 @@ public final class SQLiteDiaryStore: DiaryStore {
     public let path: String
     /// True when the file could not be opened for writing: every write throws `.unavailable`.
     public let isReadOnly: Bool
+    /// How long one read may run before it is stopped (`.timedOut`); nil: as long as it takes.
+    public let queryTimeout: Duration?
 
     /// Opens the database at `path`, creating the file and its directory when missing, and
     /// brings its schema up to date.
     ///
+    /// - parameter queryTimeout: how long one read may run: a read still running then is stopped
+    ///   and throws `.timedOut` (an integrity check is never stopped); nil: no limit.
     /// - parameter clock: the time of new and changed rows (tests pass a fixed one).
     /// - throws: `.unavailable` when the file cannot be opened or migrated.
-    public init(path: String, clock: @escaping @Sendable () -> Date = Date.init) throws(StoreError) {
+    public init(path: String, queryTimeout: Duration? = nil, clock: @escaping @Sendable () -> Date = Date.init) throws(StoreError) {
         self.path = path
         self.clock = clock
+        self.queryTimeout = queryTimeout
         readers = ReaderConnections(path: path)
         versionWatcher = DataVersionWatcher(readers: readers)
         let subject = "database \(path)"
@@ -72,7 +77,7 @@ public final class SQLiteDiaryStore: DiaryStore {
 
     /// The result of `PRAGMA integrity_check`: "ok", or one line per problem found.
     public func integrityCheck() throws(StoreError) -> String {
-        try read(.operation("database \(path)")) { db in
+        try read(.operation("database \(path)"), bounded: false) { db in
             try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "\n")
         }
     }
@@ -161,10 +166,13 @@ extension SQLiteDiaryStore {
     }
 
     /// Runs `value` in one read transaction on a reader connection, concurrently with other
-    /// reads and with the writer: it sees the database as of its start.
-    func read<T>(_ subject: @autoclosure () -> StoreError.Subject, _ value: (Database) throws -> T) throws(StoreError) -> T {
+    /// reads and with the writer: it sees the database as of its start. A `bounded` read is
+    /// stopped at `queryTimeout` (`.timedOut`).
+    func read<T>(
+        _ subject: @autoclosure () -> StoreError.Subject, bounded: Bool = true, _ value: (Database) throws -> T
+    ) throws(StoreError) -> T {
         do {
-            return try readers.read { db in try Self.inReadTransaction(db, value) }
+            return try readers.read(budget: bounded ? queryTimeout : nil) { db in try Self.inReadTransaction(db, value) }
         } catch {
             throw StoreError(error, subject: subject())
         }

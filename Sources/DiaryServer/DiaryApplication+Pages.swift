@@ -58,8 +58,9 @@ extension DiaryApplication {
                 return PageBody(status: 400, bytes: pages.list(listing))
             }
             let filter = EntryFilter(query: query, cursor: try cursor(context))
-            let (listing, lastModified) = try h.listing(.search(query: query, problem: nil), diaryID: nil, filter: filter) {
-                SitePaths.search(query, cursor: $0)
+            // A page is anonymous whatever the request sends: it counts against the address.
+            let (listing, lastModified) = try h.admission.admit(address: context.clientAddress, anonymous: true) { () throws(Problem) in
+                try h.listing(.search(query: query, problem: nil), diaryID: nil, filter: filter) { SitePaths.search(query, cursor: $0) }
             }
             return PageBody(bytes: pages.list(listing), lastModified: lastModified)
         }

@@ -8,10 +8,10 @@ extension DiaryApplication {
     static func addRoutes(to router: inout Router, handlers h: Handlers, authenticator auth: Authenticator, cache: ResponseCache?) {
         // Entries. A reader's token (`context.viewerID`) adds their own unlisted and private entries.
         router.add(ListEntries.self, authenticator: auth, cache: cache) { endpoint, context throws(Problem) in
-            try h.entries(diaryID: nil, page: endpoint.page, filter: endpoint.filter, viewerID: context.viewerID)
+            try h.entries(diaryID: nil, page: endpoint.page, filter: endpoint.filter, context: context)
         }
         router.add(ListDiaryEntries.self, authenticator: auth, cache: cache) { endpoint, context throws(Problem) in
-            try h.entries(diaryID: endpoint.diaryID, page: endpoint.page, filter: endpoint.filter, viewerID: context.viewerID)
+            try h.entries(diaryID: endpoint.diaryID, page: endpoint.page, filter: endpoint.filter, context: context)
         }
         router.add(GetEntry.self, authenticator: auth, cache: cache) { endpoint, context throws(Problem) in
             let entry = try h.found("entry \(endpoint.entryID)") { () throws(StoreError) in

@@ -18,12 +18,18 @@ public struct DiaryApplication: HTTPResponder {
         /// Whether concurrent requests share one read of the data version (`SharedVersionReads`):
         /// for a store where that read is a round trip to a database server.
         public var sharesVersionReads: Bool
+        /// How many uncached searches run at once, and how often an address may start one.
+        public var searchLimits: SearchLimits
 
-        public init(corsOrigins: [String] = [], responseCacheBytes: Int = 16 << 20, publicURL: String? = nil, sharesVersionReads: Bool = false) {
+        public init(
+            corsOrigins: [String] = [], responseCacheBytes: Int = 16 << 20, publicURL: String? = nil, sharesVersionReads: Bool = false,
+            searchLimits: SearchLimits = SearchLimits()
+        ) {
             self.corsOrigins = corsOrigins
             self.responseCacheBytes = responseCacheBytes
             self.publicURL = publicURL
             self.sharesVersionReads = sharesVersionReads
+            self.searchLimits = searchLimits
         }
     }
 
@@ -33,6 +39,8 @@ public struct DiaryApplication: HTTPResponder {
     let cors: CORSPolicy
     /// Where feeds say the site is.
     public let siteAddress: SiteAddress
+    /// What uncached searches pass before they read the store.
+    let searchAdmission: SearchAdmission
 
     /// - Parameter log: called with the cause of every 5xx answer; never handed a token or a body.
     public init(store: any DiaryStore, configuration: Configuration = Configuration(), log: @escaping @Sendable (String) -> Void = { _ in }) {
@@ -44,7 +52,8 @@ public struct DiaryApplication: HTTPResponder {
                 if let sharedReads { sharedReads.version() } else { readVersion() }
             }
             : nil
-        let handlers = Handlers(store: store, log: log)
+        let admission = SearchAdmission(limits: configuration.searchLimits)
+        let handlers = Handlers(store: store, log: log, admission: admission)
         let site = SiteAddress(publicURL: configuration.publicURL)
         let pages = PageRenderer()
         Self.addRoutes(to: &router, handlers: handlers, authenticator: Authenticator(store: store), cache: cache)
@@ -55,6 +64,7 @@ public struct DiaryApplication: HTTPResponder {
         }
         self.router = router
         siteAddress = site
+        searchAdmission = admission
         responseCache = cache
         cors = CORSPolicy(allowedOrigins: configuration.corsOrigins)
     }
@@ -68,6 +78,12 @@ public struct DiaryApplication: HTTPResponder {
         cors.respond(to: request) { request in
             responseCache?.keptAnswer(to: request) ?? router.respond(to: request)
         }
+    }
+
+    /// Searches: answered on the transport's threads for long requests, so that a burst of
+    /// them never holds the workers that serve entry reads (see `SearchAdmission`).
+    public func mayTakeLong(_ request: Request) -> Bool {
+        SearchAdmission.isSearch(request)
     }
 
     public func respond(to error: HTTPRequestError, request: Request) -> Response {

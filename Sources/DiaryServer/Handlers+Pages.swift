@@ -11,8 +11,9 @@ extension Handlers {
 
     /// One page of a list, with the paths of the pages before and after it. `path` makes a
     /// page's path from its cursor (nil: the first page). "Older" continues after the last
-    /// entry (the API's cursor); "newer" is found by counting the entries at or above the
-    /// position this page starts after, so that both links page by cursor.
+    /// entry (the API's cursor); "newer" starts after the entry `pageSize` places above the
+    /// position this page starts after (`entry(_:placesAbove:)`), so that both links page by
+    /// cursor at a cost that does not grow with the depth of the page.
     func listing(
         _ subject: EntryListing.Subject, diaryID: Int64?, filter: EntryFilter, path: (String?) -> String
     ) throws(Problem) -> (EntryListing, Date?) {
@@ -40,10 +41,10 @@ extension Handlers {
             case .offset(let offset):
                 newer = path(offset > Self.pageSize ? codec.encode(.offset(offset - Self.pageSize), filter: base.filter, diaryID: diaryID) : nil)
             case .after(let created, let id):
-                // The newer page is the `pageSize` entries just above this one's start, and it
-                // starts after the entry one further up; with no such entry it is the first page.
-                let above = try countAtOrAbove(created: created, id: id, in: base)
-                if above > Self.pageSize, let start = try entry(atOffset: above - Self.pageSize - 1, since: created, in: base) {
+                // The newer page is the `pageSize` entries just above this one's start (that
+                // entry included), and it starts after the entry one further up; with no such
+                // entry it is the first page.
+                if let start = try entry(Self.pageSize, placesAbove: created, id: id, countingItself: true, in: base) {
                     newer = path(codec.encode(.after(created: start.created, id: start.id), filter: base.filter, diaryID: diaryID))
                 } else {
                     newer = path(nil)
@@ -84,9 +85,8 @@ extension Handlers {
             var before = base
             before.position = .after(created: entry.created, id: entry.id)
             let previous = try store.entries(before).page.entries.first
-            // Listed entries at or above this one, less this one when it is itself listed.
-            let newer = try countAtOrAbove(created: entry.created, id: entry.id, in: base) - (entry.visibility == .public ? 1 : 0)
-            let next = newer > 0 ? try self.entry(atOffset: newer - 1, since: entry.created, in: base) : nil
+            // This entry is in its diary's list when it is public.
+            let next = try self.entry(1, placesAbove: entry.created, id: entry.id, countingItself: entry.visibility == .public, in: base)
             // The page also shows the diary's title and its neighbours, which move the diary's time.
             let lastModified = max(entry.updated, diary?.updated ?? entry.updated)
             return (EntryReading(entry: entry, diary: diary, previous: previous, next: next), lastModified)
@@ -102,20 +102,46 @@ extension Handlers {
         }
     }
 
-    /// How many entries of `base`'s list sort at or above (`created`, `id`) in newest-first
-    /// order: one store call, however many entries share that second.
-    private func countAtOrAbove(created: Date, id: Int64, in base: EntryQuery) throws(StoreError) -> Int {
+    /// Spans of time after an entry, in seconds, searched in turn for the entries above it:
+    /// the same second, a minute, an hour, a day, a month, a year, then all that is newer.
+    private static let windowsAbove: [TimeInterval?] = [0, 60, 3600, 86400, 30 * 86400, 365 * 86400, nil]
+
+    /// The entry `steps` places above (`created`, `id`) in `base`'s list, newest first (1: the
+    /// next newer), or nil when there are fewer; `countingItself`: (`created`, `id`) is itself
+    /// in the list. Counting every entry above and skipping all but one, as this did, grew with
+    /// how deep the entry lies (an old entry of a large diary read and dropped almost all of
+    /// it); so the entries above are counted within a span of time after `created` that grows
+    /// until it holds `steps` of them, and the entry is read at that small offset. When the
+    /// first span falls short, the newest entry says how far the spans need to grow: one that
+    /// reaches it holds every entry above. Past `PageDepth.maximumEntries` in one span (a burst
+    /// of entries in one second), nil.
+    private func entry(_ steps: Int, placesAbove created: Date, id: Int64, countingItself: Bool, in base: EntryQuery) throws(StoreError) -> Entry? {
         var query = base
         query.position = nil
-        return try store.countEntries(query, atOrAbove: created, id: id)
+        query.filter.since = created
+        var newest: Date?
+        for window in Self.windowsAbove {
+            let end = window.map { created.addingTimeInterval($0) }
+            query.filter.until = [end, base.filter.until].compactMap { $0 }.min()
+            let inWindow = try store.countEntries(query, atOrAbove: created, id: id)
+            let above = inWindow - (countingItself ? 1 : 0)
+            guard above >= steps else {
+                if newest == nil { newest = try newestCreated(in: base) ?? created }
+                if let end, let newest, newest <= end { return nil }
+                continue
+            }
+            guard inWindow <= PageDepth.maximumEntries else { return nil }
+            query.page = PageRequest(page: above - steps + 1, perPage: 1)
+            return try store.entries(query).page.entries.first
+        }
+        return nil
     }
 
-    /// The entry at `offset` (0: the newest) of `base`'s list from `created` on.
-    private func entry(atOffset offset: Int, since created: Date, in base: EntryQuery) throws(StoreError) -> Entry? {
+    /// When the newest entry of `base`'s list was created; nil for an empty list.
+    private func newestCreated(in base: EntryQuery) throws(StoreError) -> Date? {
         var query = base
-        query.filter.since = created
         query.position = nil
-        query.page = PageRequest(page: offset + 1, perPage: 1)
-        return try store.entries(query).page.entries.first
+        query.page = PageRequest(page: 1, perPage: 1)
+        return try store.entries(query).page.entries.first?.created
     }
 }

@@ -8,6 +8,8 @@ import HTTPCore
 struct Handlers: Sendable {
     let store: any DiaryStore
     let log: @Sendable (String) -> Void
+    /// What a search that reads the store passes first.
+    let admission: SearchAdmission
     /// The cursor codec, made from the store's secret on first use.
     let cursors = CursorCodecCache()
 
@@ -34,8 +36,17 @@ struct Handlers: Sendable {
 
     /// A page, last modified when its entries last changed. That time is read before the page,
     /// so a write between the two reads makes it older, never newer, than what the page shows.
-    /// A cursor must be one this list handed out (signed, same filter and diary): 400 otherwise.
-    func entries(diaryID: Int64?, page: PageRequest, filter: EntryFilter, viewerID: Int64?) throws(Problem) -> Reply<EntryPage> {
+    /// A cursor must be one this list handed out (signed, same filter and diary): 400 otherwise,
+    /// as is a `page` past `PageDepth`'s cap. A search first passes `admission`.
+    func entries(diaryID: Int64?, page: PageRequest, filter: EntryFilter, context: RequestContext) throws(Problem) -> Reply<EntryPage> {
+        if filter.cursor == nil, !PageDepth.allows(page) { throw PageDepth.problem(page) }
+        guard filter.query != nil else { return try entries(diaryID: diaryID, page: page, filter: filter, viewerID: context.viewerID) }
+        return try admission.admit(address: context.request.clientAddress, anonymous: context.user == nil) { () throws(Problem) in
+            try entries(diaryID: diaryID, page: page, filter: filter, viewerID: context.viewerID)
+        }
+    }
+
+    private func entries(diaryID: Int64?, page: PageRequest, filter: EntryFilter, viewerID: Int64?) throws(Problem) -> Reply<EntryPage> {
         let codec = try run { () throws(StoreError) in try cursors.codec(store) }
         var position: EntryPosition?
         if let cursor = filter.cursor {
@@ -47,7 +58,7 @@ struct Handlers: Sendable {
         return try run { () throws(StoreError) in
             let lastModified = try store.lastModified(diaryID: diaryID, viewerID: viewerID)
             let results = try store.entries(EntryQuery(diaryID: diaryID, page: page, filter: filter, position: position, viewerID: viewerID))
-            var entryPage = results.page
+            var entryPage = PageDepth.capped(results.page)
             entryPage.nextCursor = results.next.map { codec.encode($0, filter: filter, diaryID: diaryID) }
             return Reply(entryPage, lastModified: lastModified)
         }

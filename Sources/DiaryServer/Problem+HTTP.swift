@@ -57,6 +57,12 @@ extension Problem {
             )
         case .unavailable:
             self.init(title: "Service Unavailable", status: 503, detail: "The database cannot answer now, and nothing was written. Try again later.")
+        case .timedOut:
+            self.init(
+                title: "Service Unavailable", status: 503,
+                detail: "This request took longer than the server lets one request take, and was stopped. "
+                    + "Try a narrower search, or again later."
+            )
         }
     }
 }
@@ -70,7 +76,9 @@ extension Response {
         if problem.status == 401 {
             headers.add(.wwwAuthenticate, #"Bearer realm="diary""#)
         }
-        if problem.status == 503 {
+        if problem.status == 503 || problem.status == 429 {
+            // A 503 of a busy or timed-out search, or of a database away; a 429 of a search rate
+            // of one a second or more: either is worth trying again in a second.
             headers.add(.retryAfter, "1")
         }
         for field in extra { headers[field.name] = field.value }

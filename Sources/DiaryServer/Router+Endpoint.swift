@@ -125,7 +125,8 @@ enum PageLinks {
         var links: [(Int, String)] = [(1, "first")]
         if let prev = page.prevPage { links.append((min(prev, last), "prev")) }
         if let next = page.nextPage { links.append((next, "next")) }
-        links.append((last, "last"))
+        // A last page past the cap would answer 400: the cursor goes there instead.
+        if PageDepth.allows(PageRequest(page: last, perPage: page.perPage)) { links.append((last, "last")) }
         return links.map { number, relation in
             var linked = endpoint
             linked.page = PageRequest(page: number, perPage: page.perPage)

@@ -8,6 +8,8 @@ import HTTPTypes
 struct PageContext: Sendable {
     let pathParameters: [String: String]
     let query: [(name: String, value: String)]
+    /// The client's address, as the transport gave it (`Request.clientAddress`).
+    var clientAddress: String?
 
     /// The value of `name` in the query, nil when absent; sent twice, it is a 400 that names
     /// it, as on the API (`QueryParameters`).
@@ -45,7 +47,8 @@ extension Router {
                     return .failure(.init(response: Response(errorPage: problem, pages: pages)))
                 }
                 do throws(Problem) {
-                    let page = try build(PageContext(pathParameters: pathParameters, query: query.map { ($0.name, $0.value) }))
+                    let context = PageContext(pathParameters: pathParameters, query: query.map { ($0.name, $0.value) }, clientAddress: request.clientAddress)
+                    let page = try build(context)
                     guard page.status == 200 else {
                         let headers = PageHeaders.document(contentType: page.contentType, cacheable: false)
                         return .failure(.init(response: Response(status: HTTPResponse.Status(code: page.status), headers: headers, body: page.bytes)))
@@ -67,7 +70,7 @@ extension Response {
     /// problem+json. A 503 says when to try again; `extra` adds headers (`Allow` on a 405).
     init(errorPage problem: Problem, pages: PageRenderer, headers extra: HTTPFields = HTTPFields()) {
         var headers = PageHeaders.document(contentType: PageHeaders.html, cacheable: false)
-        if problem.status == 503 { headers.add(.retryAfter, "1") }
+        if problem.status == 503 || problem.status == 429 { headers.add(.retryAfter, "1") }
         for field in extra { headers[field.name] = field.value }
         let body = pages.error(status: problem.status, title: problem.title, detail: problem.detail)
         self.init(status: HTTPResponse.Status(code: problem.status), headers: headers, body: body)

@@ -23,6 +23,7 @@ import Foundation
 ///   means the database cannot answer now, and nothing was written, except when a remote
 ///   database's answer to COMMIT was lost and the database could not say afterwards what
 ///   became of the transaction: then the write may have been kept, and the detail says so.
+///   `.timedOut` means a read ran past the store's query timeout and was stopped.
 public protocol DiaryStore: Sendable {
     // MARK: Users
 
@@ -311,8 +312,14 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case forbidden
         /// A unique value (a user name) is taken.
         case conflict
-        /// The database cannot take the change now: disk full, read-only file, I/O error, busy too long.
+        /// The database cannot answer now: disk full, read-only file, I/O error, busy too long,
+        /// a server that is down or silent.
         case unavailable
+        /// A statement ran past the time one request may take (a read past the query timeout,
+        /// or on PostgreSQL any statement past its statement timeout) and was stopped: the
+        /// request's own cost, not a fault of the database, which serves the next call as
+        /// before. Nothing was written.
+        case timedOut
         /// The caller's precondition does not hold for the stored value: it changed since they read it.
         case preconditionFailed
         /// An idempotency key came again with a different request.
@@ -337,7 +344,8 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notFound: "\(subject) does not exist"
         case .forbidden: "\(subject) belongs to another user"
         case .conflict: "\(subject) already exists"
-        case .unavailable: "the database cannot be written now (\(subject)): \(detail)"
+        case .unavailable: "the database cannot answer now (\(subject)): \(detail)"
+        case .timedOut: "\(subject) took longer than the query timeout: \(detail)"
         case .preconditionFailed: "\(subject) has changed since it was read"
         case .keyReused: "\(subject) was already used for a different request"
         }

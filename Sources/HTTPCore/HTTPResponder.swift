@@ -14,12 +14,22 @@ public protocol HTTPResponder: Sendable {
     /// durable write. The transport answers such requests on threads of their own, so that
     /// its worker threads go on serving other connections meanwhile.
     func mayBlock(_ request: Request) -> Bool
+
+    /// Whether answering `request` may take long on the CPU or in the database (a search no
+    /// cache answers): the transport answers such requests on threads of their own, apart from
+    /// both its workers and the threads of requests that may block, so that they hold up
+    /// neither the quick reads nor the writes.
+    func mayTakeLong(_ request: Request) -> Bool
 }
 
 extension HTTPResponder {
     /// Every method but the safe ones (RFC 9110 §9.2.1) may write, and so wait on the disk.
     public func mayBlock(_ request: Request) -> Bool {
         ![.get, .head, .options].contains(request.method)
+    }
+
+    public func mayTakeLong(_ request: Request) -> Bool {
+        false
     }
 
     public func respond(to error: HTTPRequestError, request: Request) -> Response {

@@ -10,6 +10,9 @@ public struct Request: Sendable {
     public var body: [UInt8]
     /// The target's path, still percent-encoded, without the query (`/api/entries/42`).
     public let path: Substring
+    /// The numeric address of the client's end of the connection (`192.0.2.7`, `2001:db8::1`),
+    /// as the transport saw it; nil when it does not say (tests calling the responder).
+    public var clientAddress: String?
     /// The raw query after `?`, still percent-encoded; nil when the target had no `?`.
     public let rawQuery: Substring?
 

@@ -15,13 +15,17 @@ final class DaemonContext: Sendable {
     let draining = Atomic<Bool>(false)
     /// Where requests that may block are answered, their connections suspended meanwhile.
     let blocking: BlockingPool
+    /// Where requests that may take long are answered (`HTTPResponder.mayTakeLong`), apart
+    /// from the writes on `blocking`.
+    let longRequests: BlockingPool
     /// Connections suspended and not yet resumed: libmicrohttpd must not be stopped before 0.
     let suspended = Atomic<Int>(0)
 
-    init(responder: any HTTPResponder, maxBodySize: Int, blockingThreads: Int) {
+    init(responder: any HTTPResponder, maxBodySize: Int, blockingThreads: Int, longRequestThreads: Int) {
         self.responder = responder
         self.maxBodySize = maxBodySize
         blocking = BlockingPool(limit: blockingThreads)
+        longRequests = BlockingPool(limit: longRequestThreads)
     }
 
     var opaque: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
@@ -116,6 +120,7 @@ enum DaemonCallbacks {
                 _ = MHD_get_connection_values(connection, .HEADER_KIND, collectHeader, pointer)
             }
             request.setHead(method: method.map { String(cString: $0) } ?? "", received: head)
+            request.clientAddress = ClientAddress.of(connection)
             if let refusal = request.refusal(maxBodySize: context.maxBodySize) {
                 // Queued before the body is read: libmicrohttpd then skips `100 Continue`, drops the body
                 // and, with `Connection: close`, the connection, so nothing left over is read as a request.
@@ -141,10 +146,12 @@ enum DaemonCallbacks {
             return queue(response, on: connection, closing: context.draining.load(ordering: .relaxed))
         }
         let complete = request.complete
-        if context.responder.mayBlock(complete) {
+        let pool = context.responder.mayBlock(complete)
+            ? context.blocking : context.responder.mayTakeLong(complete) ? context.longRequests : nil
+        if let pool {
             let pending = PendingAnswer()
             request.pending = pending
-            answerSuspended(complete, into: pending, on: connection, context: context)
+            answerSuspended(complete, into: pending, on: connection, pool: pool, context: context)
             return .YES
         }
         return queue(answer(complete, context: context), on: connection, closing: context.draining.load(ordering: .relaxed))
@@ -162,11 +169,13 @@ enum DaemonCallbacks {
 
     /// Suspends the connection and answers on the blocking pool; the resume makes libmicrohttpd
     /// call the access handler again, which queues the answer.
-    private static func answerSuspended(_ request: Request, into pending: PendingAnswer, on connection: OpaquePointer, context: DaemonContext) {
+    private static func answerSuspended(
+        _ request: Request, into pending: PendingAnswer, on connection: OpaquePointer, pool: BlockingPool, context: DaemonContext
+    ) {
         context.suspended.add(1, ordering: .relaxed)
         MHD_suspend_connection(connection)
         let suspended = SuspendedConnection(pointer: connection)
-        context.blocking.run {
+        pool.run {
             pending.set(answer(request, context: context))
             MHD_resume_connection(suspended.pointer)
             context.suspended.subtract(1, ordering: .releasing)

@@ -75,7 +75,10 @@ public final class HTTPServer: Sendable {
             } catch {
                 throw HTTPServerError(error.description)
             }
-            let context = DaemonContext(responder: responder, maxBodySize: configuration.maxBodySize, blockingThreads: configuration.blockingThreads)
+            let context = DaemonContext(
+                responder: responder, maxBodySize: configuration.maxBodySize, blockingThreads: configuration.blockingThreads,
+                longRequestThreads: configuration.longRequestThreads
+            )
             guard let daemon = startDaemon(listening: socket.descriptor, context: context) else {
                 let code = errno
                 close(socket.descriptor)
@@ -124,6 +127,7 @@ public final class HTTPServer: Sendable {
         try check((0...65535).contains(configuration.port), "port \(configuration.port) is not in 0...65535")
         try check(configuration.threads >= 1, "threads must be at least 1")
         try check(configuration.blockingThreads >= 1, "blockingThreads must be at least 1")
+        try check(configuration.longRequestThreads >= 1, "longRequestThreads must be at least 1")
         try check(configuration.maxBodySize >= 0, "maxBodySize must not be negative")
         try check(configuration.connectionTimeout >= 0, "connectionTimeout must not be negative")
         try check(configuration.connectionLimit >= 1, "connectionLimit must be at least 1")

@@ -13,6 +13,9 @@ public struct HTTPServerConfiguration: Sendable {
     /// The most threads answering requests that may block at once; more such requests wait.
     /// Writes that wait together share an fsync, so this is also the largest group commit.
     public var blockingThreads: Int
+    /// The most threads answering requests that may take long (`HTTPResponder.mayTakeLong`)
+    /// at once; more such requests wait. The responder bounds how many of them work at once.
+    public var longRequestThreads: Int
     /// The largest request body accepted; larger ones get 413 and the connection is closed.
     public var maxBodySize: Int
     /// Seconds a connection may stay idle before it is closed (libmicrohttpd's default is never).
@@ -30,6 +33,7 @@ public struct HTTPServerConfiguration: Sendable {
         port: Int = 8080,
         threads: Int = HTTPServerConfiguration.defaultThreadCount,
         blockingThreads: Int = 64,
+        longRequestThreads: Int = 32,
         maxBodySize: Int = 2_097_152,
         connectionTimeout: Int = 30,
         connectionLimit: Int = 1024,
@@ -40,6 +44,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.port = port
         self.threads = threads
         self.blockingThreads = blockingThreads
+        self.longRequestThreads = longRequestThreads
         self.maxBodySize = maxBodySize
         self.connectionTimeout = connectionTimeout
         self.connectionLimit = connectionLimit

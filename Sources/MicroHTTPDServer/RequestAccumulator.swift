@@ -18,6 +18,8 @@ final class RequestAccumulator {
     private var droppedBytes = 0
     /// Set when the complete request went to the blocking pool; its answer arrives here.
     var pending: PendingAnswer?
+    /// The client's numeric address, read with the head.
+    var clientAddress: String?
 
     init(rawTarget: String) {
         target = rawTarget
@@ -25,11 +27,15 @@ final class RequestAccumulator {
 
     /// What was read so far, with an empty body: the request an error response is made for.
     var withoutBody: Request {
-        Request(method: method ?? .get, target: target, headers: headers)
+        var request = Request(method: method ?? .get, target: target, headers: headers)
+        request.clientAddress = clientAddress
+        return request
     }
 
     var complete: Request {
-        Request(method: method ?? .get, target: target, headers: headers, body: body)
+        var request = Request(method: method ?? .get, target: target, headers: headers, body: body)
+        request.clientAddress = clientAddress
+        return request
     }
 
     func setHead(method: String, received: ReceivedHead) {

@@ -40,10 +40,13 @@ struct DatabaseOptions: ParsableArguments {
     /// - parameter connections: for PostgreSQL, the most connections the store opens: as many
     ///   as threads call it at once (the server's workers and write threads: `DatabaseSizing`).
     /// - parameter timeout: for PostgreSQL, the longest a call waits for the server at each step.
-    func openStore(connections: Int = 2, timeout: Double = PostgresDiaryStore.defaultTimeout) throws(StoreError) -> any DiaryStore {
+    /// - parameter queryTimeout: how long one read may run before it is stopped (`.timedOut`); nil: no limit.
+    func openStore(
+        connections: Int = 2, timeout: Double = PostgresDiaryStore.defaultTimeout, queryTimeout: Duration? = nil
+    ) throws(StoreError) -> any DiaryStore {
         if isPostgres {
-            return try PostgresDiaryStore(url: database, poolSize: connections, timeout: timeout)
+            return try PostgresDiaryStore(url: database, poolSize: connections, timeout: timeout, queryTimeout: queryTimeout)
         }
-        return try SQLiteDiaryStore(path: database)
+        return try SQLiteDiaryStore(path: database, queryTimeout: queryTimeout)
     }
 }

@@ -13,15 +13,8 @@ struct ScheduledBackupOptions: ParsableArguments {
     @Option(help: "How many backups to keep in --backup-dir: the newest.")
     var backupKeep = 48
 
-    var interval: TimeInterval? { Self.seconds(backupEvery) }
-
-    /// "90", "90s", "30m", "1h", "2d", "0.5s" in seconds, or nil.
-    static func seconds(_ text: String) -> TimeInterval? {
-        let units: [Character: TimeInterval] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
-        let unit = text.last.flatMap { units[$0] }
-        guard let number = TimeInterval(unit == nil ? text : String(text.dropLast())), number > 0, number.isFinite else { return nil }
-        return number * (unit ?? 1)
-    }
+    /// "90", "90s", "30m", "1h", "2d", "0.5s" in seconds; nil when not a positive duration.
+    var interval: TimeInterval? { DurationText.seconds(backupEvery).flatMap { $0 > 0 ? $0 : nil } }
 
     func validate(database: DatabaseOptions) throws {
         guard backupDir != nil else { return }

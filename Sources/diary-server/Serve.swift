@@ -21,6 +21,8 @@ struct Serve: ParsableCommand {
 
     @OptionGroup var backups: ScheduledBackupOptions
 
+    @OptionGroup var budget: RequestBudgetOptions
+
     @Option(help: """
         PostgreSQL only: seconds a request waits for the database at each step (a connection, each statement) \
         before it is answered 503: a server that is down, frozen or full never holds a request longer.
@@ -103,11 +105,13 @@ struct Serve: ParsableCommand {
         configuration.host = host
         configuration.port = port
         let sizing = DatabaseSizing(threads: threads, connections: databaseConnections, isPostgres: database.isPostgres)
+        // Searches run on threads of their own, so on PostgreSQL each running one has a connection of its own too.
+        let searchLimits = budget.searchLimits(threads: min(sizing.threads, HTTPServerConfiguration.defaultThreadCount))
         configuration.threads = sizing.threads
         if let writeThreads = sizing.writeThreads { configuration.blockingThreads = writeThreads }
         let store: any DiaryStore
         do {
-            store = try database.openStore(connections: sizing.connections, timeout: databaseTimeout)
+            store = try database.openStore(connections: sizing.connections + searchLimits.concurrency, timeout: databaseTimeout, queryTimeout: budget.queryBudget)
         } catch {
             FileHandle.standardError.write(Data("error: cannot open the database \(database.displayName): \(error)\n".utf8))
             throw ExitCode.failure
@@ -122,7 +126,7 @@ struct Serve: ParsableCommand {
             configuration: .init(
                 corsOrigins: corsOrigins, responseCacheBytes: responseCache << 20, publicURL: pageURL,
                 // On SQLite the version is read in memory: sharing it would only add waiting.
-                sharesVersionReads: database.isPostgres && sharedVersionReads
+                sharesVersionReads: database.isPostgres && sharedVersionReads, searchLimits: searchLimits
             )
         ) { message in
             FileHandle.standardError.write(Data("diary-server: \(message)\n".utf8))

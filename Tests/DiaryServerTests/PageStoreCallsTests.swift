@@ -56,11 +56,12 @@ import Testing
         let second = try Self.olderLink(t, from: "/")
         let third = try Self.olderLink(t, from: second)
         let calls = try Self.calls(t, [second, third])
-        // The page, the count of entries at or above its start (its "newer" link), the entry
-        // that starts the newer page (none for the second page: its newer page is the first),
-        // and the titles.
+        // The page, the count of entries at or above its start within its second (its "newer"
+        // link), the entry that starts the newer page, and the titles. For the second page the
+        // second holds too few: the newest entry, of that same second, says no later span holds
+        // more, and its newer page is the first.
         #expect(calls == [
-            ["lastModified": 1, "entries": 1, "countEntries": 1, "diaries": 1],
+            ["lastModified": 1, "entries": 2, "countEntries": 1, "diaries": 1],
             ["lastModified": 1, "entries": 2, "countEntries": 1, "diaries": 1],
         ])
 

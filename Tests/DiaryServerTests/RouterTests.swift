@@ -174,10 +174,11 @@ import Testing
         expectProblem(t.request("GET", "/api/entries?\(query)"), 400)
     }
 
+    /// Past the end but within the deep-page cap (`RequestBudgetTests` has the pages past it).
     @Test func aPageFarPastTheEndIsEmpty() throws {
         let t = try TestApplication()
-        let page = try t.request("GET", "/api/entries?page=1000000&per_page=100").decoded(EntryPage.self)
-        #expect(page.entries.isEmpty && page.nextPage == nil && page.prevPage == 999_999)
+        let page = try t.request("GET", "/api/entries?page=100&per_page=100").decoded(EntryPage.self)
+        #expect(page.entries.isEmpty && page.nextPage == nil && page.prevPage == 99)
     }
 
     @Test func missingGarbageAndUnknownTokensAre401WithAChallenge() throws {

@@ -26,17 +26,20 @@ final class TestApplication: Sendable {
     /// store of its own, and the test cluster allows 300 connections in all.
     static let postgresPoolSize = 3
 
-    init(configuration: DiaryApplication.Configuration = .init(), clock: @escaping @Sendable () -> Date = Date.init) throws {
+    /// - parameter queryTimeout: the store's (`--query-timeout`); nil: none.
+    init(
+        configuration: DiaryApplication.Configuration = .init(), queryTimeout: Duration? = nil, clock: @escaping @Sendable () -> Date = Date.init
+    ) throws {
         directory = try Self.makeDirectory()
         self.clock = clock
         switch TestEngine.current {
         case .sqlite:
             postgres = nil
-            store = try SQLiteDiaryStore(path: directory.appendingPathComponent("diary.sqlite3").path, clock: clock)
+            store = try SQLiteDiaryStore(path: directory.appendingPathComponent("diary.sqlite3").path, queryTimeout: queryTimeout, clock: clock)
         case .postgres:
             let database = try ScratchPostgresDatabase()
             postgres = database
-            store = try PostgresDiaryStore(url: database.url, poolSize: Self.postgresPoolSize, clock: clock)
+            store = try PostgresDiaryStore(url: database.url, poolSize: Self.postgresPoolSize, queryTimeout: queryTimeout, clock: clock)
         }
         app = DiaryApplication(store: store, configuration: configuration)
     }

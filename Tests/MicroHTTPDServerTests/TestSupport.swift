@@ -47,6 +47,7 @@ struct EchoResponder: HTTPResponder {
             ("X-Path", String(request.path)),
             ("X-Query", request.rawQuery.map(String.init) ?? "<none>"),
             ("X-Body-Length", String(request.body.count)),
+            ("X-Client-Address", request.clientAddress ?? "<none>"),
         ])
         switch request.path {
         case "/slow":
@@ -64,6 +65,11 @@ struct EchoResponder: HTTPResponder {
             let body = request.body.isEmpty ? Array("\(request.method) \(request.path) \(request.rawQuery ?? "<none>")".utf8) : request.body
             return Response(status: 200, headers: headers, body: body)
         }
+    }
+
+    /// A request whose query is `long` goes to the threads for long requests.
+    func mayTakeLong(_ request: Request) -> Bool {
+        request.rawQuery == "long"
     }
 
     func respond(to error: HTTPRequestError, request: Request) -> Response {
