@@ -69,7 +69,7 @@ public final class PostgresDiaryStore: DiaryStore {
         }
         do {
             try pool.withConnection { pooled, _ in
-                try Self.migrate(SQLSession(pooled, logger: Self.logger, timeout: timeout))
+                try Self.migrate(SQLSession(pooled, logger: Self.logger, timeout: max(timeout, Self.migrationTimeout)))
             }
         } catch {
             pool.close()
