@@ -21,10 +21,24 @@ extension PostgresDiaryStore {
     @discardableResult
     public func insertEntries(_ entries: some Sequence<SeedEntry>, batchSize: Int = 2_000) throws(StoreError) -> Int {
         let written = try entries.writeInBatches(of: batchSize, insertBatch)
-        try statement(.operation("statistics of entries")) { session in
-            try session.execute("ANALYZE entries")
-        }
+        try analyzeEntries()
         return written
+    }
+
+    /// ANALYZE of entries, on a session that may wait as long as a migration: it computes
+    /// `entry_bigrams` of 30,000 sampled entries, longer than any request's time limit.
+    private func analyzeEntries() throws(StoreError) {
+        do {
+            try pool.withConnection { pooled, _ in
+                let session = SQLSession(pooled, logger: Self.logger, timeout: Self.maintenanceTimeout)
+                try Self.inTransaction(session, begin: "BEGIN") {
+                    try session.execute("SET LOCAL statement_timeout = 0")
+                    try session.execute("ANALYZE entries")
+                }
+            }
+        } catch {
+            throw StoreError(error, subject: .operation("statistics of entries"))
+        }
     }
 
     private func insertBatch(_ batch: [SeedEntry]) throws(StoreError) -> Int {
