@@ -13,7 +13,7 @@
 -- so the index only narrows, as the trigram indexes do.
 --
 -- The list is made by two passes of regexp_replace, which cut the text into the pairs that
--- start at odd and at even characters, then one split: all in C, about ten times faster here
+-- start at odd and at even characters, then one split: all in C, about three times faster here
 -- than pairing the characters in SQL rows. It holds repeats, which GIN drops when it extracts
 -- the keys. U+0001 separates the pairs, so a pair holding U+0001 is lost: the store never
 -- looks a term holding U+0001 up here (it scans for it, as before). The same character joins
