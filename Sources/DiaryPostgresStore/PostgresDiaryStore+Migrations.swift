@@ -13,6 +13,12 @@ struct Migration: Sendable {
 }
 
 extension PostgresDiaryStore {
+    /// How long one statement of a migration (or the seed's ANALYZE) may run, and a second
+    /// server wait for the first's migration: far above the statements of requests, since a
+    /// migration may build an index over every entry (schema v4 took 21 minutes at 1,000,000
+    /// entries on a busy 2-core machine).
+    static let maintenanceTimeout: TimeInterval = 30 * 60
+
     /// The schema's history: version N is `db/postgres/postgres-vN.sql`, embedded in the binary
     /// at build time. A later change is a new file and a new entry here; a shipped one is never edited.
     static let migrations: [Migration] = [
@@ -29,6 +35,8 @@ extension PostgresDiaryStore {
                   sql: String(decoding: PackageResources.postgres_v2_sql, as: UTF8.self)),
         Migration(version: 3, name: "what writes of entries do to their diary kept in 16 rows of diary_activity",
                   sql: String(decoding: PackageResources.postgres_v3_sql, as: UTF8.self)),
+        Migration(version: 4, name: "a GIN index of every entry's bigrams, for search terms of fewer than three characters",
+                  sql: String(decoding: PackageResources.postgres_v4_sql, as: UTF8.self)),
     ]
 
     /// Applies every migration the database lacks, in one transaction under an advisory lock:
@@ -41,6 +49,8 @@ extension PostgresDiaryStore {
         try inTransaction(session, begin: "BEGIN") {
             // Another server's migration may take longer than the lock timeout of ordinary writes.
             try session.execute("SET LOCAL lock_timeout = '10min'")
+            // Nor may a time limit of requests' statements, if one is set, stop an index's build.
+            try session.execute("SET LOCAL statement_timeout = 0")
             try session.execute("SELECT pg_advisory_xact_lock($1)", [migrationLock])
             // Quiet: "relation already exists, skipping" is a notice, not news.
             try session.execute("SET LOCAL client_min_messages = warning")

@@ -77,7 +77,7 @@ public final class PostgresDiaryStore: DiaryStore {
         }
         do {
             try pool.withConnection { pooled, _ in
-                try Self.migrate(SQLSession(pooled, logger: Self.logger, timeout: timeout))
+                try Self.migrate(SQLSession(pooled, logger: Self.logger, timeout: max(timeout, Self.maintenanceTimeout)))
             }
         } catch {
             pool.close()

@@ -249,6 +249,37 @@ struct PostgresStoreTests {
         }
     }
 
+    /// Relevance ranks the newest `rankedWindow` matches only: an older entry that would rank
+    /// first (the term in its title) is not on the first page; newest first still finds it.
+    @Test func relevanceRanksTheNewestMatchesOnly() throws {
+        try withDatabase { url in
+            let store = try PostgresDiaryStore(url: url)
+            defer { store.close() }
+            _ = try store.createUser(name: "alice", tokenHash: newTokenHash())
+            let window = PostgresEntryDialect.rankedWindow
+            try PostgresDiaryStore.withAdminConnection(url, subject: "seeding") { session in
+                // Entry 1, the oldest, holds the term in its title; the rest in their body only.
+                try session.execute("""
+                    INSERT INTO entries (diary_id, title, body, created, updated)
+                    SELECT 1, CASE WHEN i = 1 THEN 'kyoto' ELSE 'entry ' || i END, 'kyoto', t, t
+                    FROM generate_series(1, $1::integer) AS i,
+                        LATERAL (SELECT timestamptz '2026-01-01 00:00:00Z' + i * interval '1 minute' AS t) AS times
+                    """, [window + 1])
+                try session.execute("INSERT INTO diary_activity (diary_id, slot, entry_count, public_count) VALUES (1, 0, $1, $1)", [window + 1])
+            }
+            let ranked = try store.entries(EntryQuery(page: PageRequest(page: 1, perPage: 5), filter: EntryFilter(query: "kyoto")))
+            #expect(ranked.page.total == window + 1)
+            #expect(ranked.page.entries.count == 5 && !ranked.page.entries.contains { $0.title == "kyoto" })
+            // Within the window, the title still ranks first: the second-oldest holds it now.
+            _ = try store.updateEntry(id: 2, userID: 1, changes: EntryChanges(title: "kyoto again"))
+            let again = try store.entries(EntryQuery(page: PageRequest(page: 1, perPage: 5), filter: EntryFilter(query: "kyoto")))
+            #expect(again.page.entries.first?.title == "kyoto again")
+            let last = try store.entries(EntryQuery(
+                page: PageRequest(page: window + 1, perPage: 1), filter: EntryFilter(query: "kyoto", order: .newest)))
+            #expect(last.page.entries.map(\.title) == ["kyoto"])
+        }
+    }
+
     /// A database that cannot be reached is `.unavailable`, and no error shows the password.
     @Test func errorsNameTheDatabaseButNeverThePassword() throws {
         let server = try #require(testServer)
