@@ -11,7 +11,7 @@ extension PostgresDiaryStore {
     /// `public_updated` move forward to its newest entry, and each batch moves the data version
     /// (see `write`), so that every server's response cache sees it. Batches already written stay written.
     ///
-    /// Then the planner's statistics of entries are gathered again (ANALYZE), so that the first
+    /// Then the planner's statistics of entries and their tags are gathered again (ANALYZE), so that the first
     /// searches of a freshly seeded database are planned on what it holds: without them every
     /// bigram counts as rare (`bigrams_are_common` reads them), and a page of one in half the
     /// entries would gather them all from the index and sort them, where walking the entries
@@ -25,7 +25,7 @@ extension PostgresDiaryStore {
         return written
     }
 
-    /// ANALYZE of entries, on a session that may wait as long as a migration: it computes
+    /// ANALYZE of entries and their tags, on a session that may wait as long as a migration: it computes
     /// `entry_bigrams` of 30,000 sampled entries, longer than any request's time limit.
     private func analyzeEntries() throws(StoreError) {
         do {
@@ -33,7 +33,7 @@ extension PostgresDiaryStore {
                 let session = SQLSession(pooled, logger: Self.logger, timeout: Self.maintenanceTimeout)
                 try Self.inTransaction(session, begin: "BEGIN") {
                     try session.execute("SET LOCAL statement_timeout = 0")
-                    try session.execute("ANALYZE entries")
+                    try session.execute("ANALYZE entries, entry_tags")
                 }
             }
         } catch {
