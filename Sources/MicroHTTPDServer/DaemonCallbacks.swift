@@ -115,7 +115,8 @@ enum DaemonCallbacks {
             withUnsafeMutablePointer(to: &head) { pointer in
                 _ = MHD_get_connection_values(connection, .HEADER_KIND, collectHeader, pointer)
             }
-            request.setHead(method: method.map { String(cString: $0) } ?? "", received: head)
+            let client = ClientAddress.text(of: diary_connection_client_address(connection))
+            request.setHead(method: method.map { String(cString: $0) } ?? "", received: head, clientAddress: client)
             if let refusal = request.refusal(maxBodySize: context.maxBodySize) {
                 // Queued before the body is read: libmicrohttpd then skips `100 Continue`, drops the body
                 // and, with `Connection: close`, the connection, so nothing left over is read as a request.

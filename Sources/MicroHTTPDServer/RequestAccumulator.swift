@@ -12,6 +12,8 @@ final class RequestAccumulator {
     /// A header name that is not a token (RFC 9110 §5.1) was sent.
     private var invalidFieldName = false
     private(set) var headersRead = false
+    /// The client's IP address as text, read with the head.
+    private(set) var clientAddress: String?
     private(set) var body: [UInt8] = []
     /// Set when a body without `Content-Length` grew past the limit; the rest is read and dropped.
     private(set) var bodyTooLarge = false
@@ -25,14 +27,19 @@ final class RequestAccumulator {
 
     /// What was read so far, with an empty body: the request an error response is made for.
     var withoutBody: Request {
-        Request(method: method ?? .get, target: target, headers: headers)
+        var request = Request(method: method ?? .get, target: target, headers: headers)
+        request.clientAddress = clientAddress
+        return request
     }
 
     var complete: Request {
-        Request(method: method ?? .get, target: target, headers: headers, body: body)
+        var request = Request(method: method ?? .get, target: target, headers: headers, body: body)
+        request.clientAddress = clientAddress
+        return request
     }
 
-    func setHead(method: String, received: ReceivedHead) {
+    func setHead(method: String, received: ReceivedHead, clientAddress: String?) {
+        self.clientAddress = clientAddress
         self.method = HTTPRequest.Method(method)
         headers = received.headers
         invalidFieldName = received.invalidFieldName
