@@ -172,6 +172,7 @@ let package = Package(
         .testTarget(name: "DiaryPostgresStoreTests", dependencies: [
             "StoreTestSupport", "DiaryPostgresStore", "DiaryStore", "DiaryAPI", "APITokens",
         ]),
+        .testTarget(name: "ObservabilityTests", dependencies: ["Observability"]),
         .testTarget(name: "StoreKernelTests", dependencies: ["StoreKernel", "DiaryStore", "DiaryAPI"]),
         .testTarget(name: "DiaryServerTests", dependencies: [
             "DiaryServer", "DiaryPages", "DiarySQLiteStore", "DiaryPostgresStore", "DiaryStore", "DiaryAPI", "HTTPCore", "APITokens",

@@ -1,9 +1,8 @@
 import Logging
 
-/// A swift-log handler that writes each event as one logfmt line (`key=value ...`) to a
-/// `BufferedLogFile`: the access log's fields first, in the order `AccessLog.fields` gives,
-/// then any other metadata by key. Values with a space, `"`, `=` or a control character are
-/// quoted with Go's escapes, as logfmt readers (Loki, humanlog) expect.
+/// A swift-log handler that writes each event as one logfmt line to a `BufferedLogFile`: the
+/// message as it is (the access log hands over a line already in logfmt, its fields in order),
+/// then any metadata, by key, as more `key=value` pairs.
 struct AccessLogHandler: LogHandler {
     let file: BufferedLogFile
     var metadata: Logger.Metadata = [:]
@@ -16,36 +15,49 @@ struct AccessLogHandler: LogHandler {
     }
 
     func log(event: LogEvent) {
+        var line = Logfmt(event.message.description)
         var fields = metadata
         if let extra = event.metadata { fields.merge(extra) { _, new in new } }
-        var line = ""
-        line.reserveCapacity(200)
-        for key in AccessLog.fields {
-            if let value = fields.removeValue(forKey: key) { Self.append(key, value, to: &line) }
-        }
         for key in fields.keys.sorted() {
-            Self.append(key, fields[key]!, to: &line)
+            line.append(key, "\(fields[key]!)")
         }
-        line.append("\n")
-        file.append(Array(line.utf8))
+        file.append(line.bytes)
+    }
+}
+
+/// One logfmt line (`key=value key="a value"`), built field by field. A value with a space,
+/// `"`, `=`, `\` or a control character, or an empty one, is quoted with Go's escapes, as logfmt
+/// readers (Loki, humanlog) expect; others are written as they are.
+struct Logfmt {
+    private(set) var text: String
+
+    init(_ start: String = "") {
+        text = start
+        text.reserveCapacity(200)
     }
 
-    private static func append(_ key: String, _ value: Logger.Metadata.Value, to line: inout String) {
-        if !line.isEmpty { line.append(" ") }
-        line.append(key)
-        line.append("=")
-        let text = "\(value)"
-        if !text.isEmpty && text.utf8.allSatisfy({ $0 > 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "=") && $0 != 0x7F }) {
-            line.append(text)
+    /// The line with its newline, as bytes.
+    var bytes: [UInt8] { Array((text + "\n").utf8) }
+
+    mutating func append(_ key: String, _ value: String) {
+        if !text.isEmpty { text.append(" ") }
+        text.append(key)
+        text.append("=")
+        if !value.isEmpty && value.utf8.allSatisfy(Self.isPlain) {
+            text.append(value)
         } else {
-            line.append(quoted(text))
+            text.append(Self.quoted(value))
         }
+    }
+
+    private static func isPlain(_ byte: UInt8) -> Bool {
+        byte > 0x20 && byte != 0x7F && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "=") && byte != UInt8(ascii: "\\")
     }
 
     /// `"..."` with `\"`, `\\`, `\n`, `\t` and `\u00XX` for other control characters.
-    static func quoted(_ text: String) -> String {
+    static func quoted(_ value: String) -> String {
         var quoted = "\""
-        for scalar in text.unicodeScalars {
+        for scalar in value.unicodeScalars {
             switch scalar {
             case "\"": quoted.append("\\\"")
             case "\\": quoted.append("\\\\")
