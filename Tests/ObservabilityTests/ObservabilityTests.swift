@@ -3,21 +3,32 @@ import Foundation
 import Testing
 
 /// The parts of the metrics and the access log that parse or format text.
-@Suite struct LogfmtTests {
-    @Test func plainValuesAsTheyAreOthersQuotedWithGoEscapes() {
-        var line = Logfmt()
-        line.append("route", "/api/entries/{entry_id}")
-        line.append("empty", "")
-        line.append("spaced", "a b")
-        line.append("tricky", "x=\"y\"\\\n\u{1}")
-        #expect(line.text == #"route=/api/entries/{entry_id} empty="" spaced="a b" tricky="x=\"y\"\\\n\u0001""#)
-        #expect(line.bytes.last == UInt8(ascii: "\n"))
+@Suite struct AccessLogLineTests {
+    @Test func fieldsInOrderWithDigitsWrittenByHand() {
+        var line = AccessLogLine()
+        line.field("route", "/api/entries/{entry_id}")
+        line.field("status", 200)
+        line.field("bytes", 0)
+        line.field("duration", seconds: .microseconds(412))
+        line.field("slow", seconds: .milliseconds(2500))
+        line.end()
+        #expect(String(decoding: line.bytes, as: UTF8.self) == "route=/api/entries/{entry_id} status=200 bytes=0 duration=0.000412 slow=2.500000\n")
     }
 
-    @Test func durationsInSecondsWithMicroseconds() {
-        #expect(AccessLog.seconds(.microseconds(412)) == "0.000412")
-        #expect(AccessLog.seconds(.milliseconds(2500)) == "2.500000")
-        #expect(AccessLog.timestamp().wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil)
+    @Test func timeIsUTCWithMilliseconds() {
+        #expect(String(decoding: LogClock.secondsText(0), as: UTF8.self) == "1970-01-01T00:00:00.")
+        #expect(String(decoding: LogClock.secondsText(1_795_337_701), as: UTF8.self) == "2026-11-22T08:55:01.")
+        var bytes: [UInt8] = []
+        LogClock().appendNow(to: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self).wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil)
+    }
+
+    @Test func requestIDsAreDistinctHex() {
+        let ids = RequestIDs()
+        let first = ids.next(), second = ids.next()
+        #expect(first != second)
+        #expect(first.wholeMatch(of: /[0-9a-f]{8}-0{11}1/) != nil, "\(first)")
+        #expect(second.hasSuffix("2"))
     }
 }
 
