@@ -289,6 +289,10 @@ def judge(rows, entries):
     client["ratio"], client["ratio_of"] = client["p50_ms"] / curl["p50_ms"], "curl time"
     client["target"] = "<=2x curl"
     client["ok"] = client["ratio"] <= 2
+    watched = by_name.get("list page 1 (metrics, access log)")
+    if watched:
+        watched["ratio"] = watched["requests_per_s"] / by_name["list page 1"]["requests_per_s"]
+        watched["ratio_of"] = "plain server"
     peak = max(row["rss_mib"] for row in rows if row.get("server") == "diary-server")
     return {"target": f"peak RSS <=100 MiB at 100,000 entries", "peak_rss_mib": peak, "entries": entries,
             "ok": peak <= 100 if entries >= 100_000 else None}
@@ -630,6 +634,18 @@ def main():
             file.write("\n")
 
 
+def measure_watched(arguments, folder, children, measured):
+    """The cached list page again on a second server with --metrics and --access-log on (same
+    database): what watching a server costs, next to the plain row (docs/operations.md)."""
+    log_path = os.path.join(folder, "access.log")
+    server, port = start_diary_server(children, arguments, os.path.join(folder, "diary.sqlite3"),
+                                      os.path.join(folder, "diary-server-watched.log"),
+                                      extra=("--metrics", f"{HOST}:0", "--access-log", log_path))
+    measured("list page 1 (metrics, access log)", port, server.pid, arguments.repeat, arguments.connections,
+             "report.lua", LIST_PATH)
+    children.stop(server)
+
+
 def measure(arguments, folder, children):
     token, (server, server_port), (nginx, nginx_port, worker), ids, sizes = serve_sqlite_and_copy(
         arguments, folder, children, "diary-server.log")
@@ -659,6 +675,7 @@ def measure(arguments, folder, children):
         measured(name, server_port, server.pid, arguments.repeat, connections, script, path, script_arguments)
     bytes_identical = same_bytes(server_port, folder)
     children.stop(nginx)
+    measure_watched(arguments, folder, children, measured)
 
     log("timing diary list against curl -s")
     for row in hyperfine(arguments, server_port, folder):

@@ -234,6 +234,19 @@ public struct GetHealth: APIEndpoint {
     public init(_ request: EndpointRequest<NoBody>) throws(ParameterError) {}
 }
 
+/// `GET /api/ready`: whether the database can be written now, for load balancers: 200 with
+/// `{"status":"ready"}`, or 503 problem+json when not (a read-only file or folder, the write
+/// lock held too long, an unreachable or read-only PostgreSQL server). `/api/health` only says
+/// the process answers; this one says a post would be taken. Never kept by the response cache.
+public struct GetReadiness: APIEndpoint {
+    public typealias Response = HealthStatus
+    public static let method = HTTPRequest.Method.get
+    public static let path: PathTemplate = "/api/ready"
+
+    public init() {}
+    public init(_ request: EndpointRequest<NoBody>) throws(ParameterError) {}
+}
+
 // MARK: - Tags, export and import
 
 /// `GET /api/tags`: every tag in use, with its number of entries, by name.
@@ -302,7 +315,7 @@ public enum APIEndpoints {
     public static let all: [any APIEndpoint.Type] = [
         ListEntries.self, GetEntry.self, CreateEntry.self, ReplaceEntry.self, UpdateEntry.self, DeleteEntry.self,
         ListDiaries.self, GetDiary.self, ListDiaryEntries.self, CreateDiary.self, UpdateDiary.self,
-        GetCurrentUser.self, GetHealth.self,
+        GetCurrentUser.self, GetHealth.self, GetReadiness.self,
         ListTags.self, ExportEntries.self, ImportEntries.self,
     ]
 }

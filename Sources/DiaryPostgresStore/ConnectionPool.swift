@@ -40,6 +40,13 @@ final class ConnectionPool: @unchecked Sendable {
     private var isSilent = false
     /// Whether a login probing a silent server is under way.
     private var isProbing = false
+    /// Check-outs that found every connection taken and had to wait, since the start (for metrics).
+    private var waitCount = 0
+
+    /// Connections handed out now, connections open, and waits so far: for metrics.
+    var usage: (inUse: Int, open: Int, waits: Int) {
+        condition.withLock { (openCount - idle.count, openCount, waitCount) }
+    }
 
     init(
         configuration: PostgresConnection.Configuration, maximumCount: Int, timeout: TimeInterval,
@@ -84,6 +91,7 @@ final class ConnectionPool: @unchecked Sendable {
 
     private func checkOut() throws -> (PooledConnection, isNew: Bool) {
         let deadline = Date(timeIntervalSinceNow: timeout)
+        var waited = false
         condition.lock()
         while true {
             if isClosed {
@@ -127,6 +135,10 @@ final class ConnectionPool: @unchecked Sendable {
                     if Self.isLoginTimeout(error) { markSilent() }
                     throw error
                 }
+            }
+            if !waited {
+                waited = true
+                waitCount += 1
             }
             if !condition.wait(until: deadline) {
                 condition.unlock()

@@ -31,10 +31,13 @@ final class GroupCommit: @unchecked Sendable {
     private var queue: [Job] = []
     private var leading = false
     private var groups = 0
+    private var groupedWrites = 0
 
     /// The transactions run so far, and the writes waiting for the next one: for tests.
     var groupCount: Int { locked { groups } }
     var queuedCount: Int { locked { queue.count } }
+    /// Writes committed in groups so far: over `groupCount`, the mean group size (for metrics).
+    var groupedWriteCount: Int { locked { groupedWrites } }
 
     private func locked<T>(_ body: () -> T) -> T {
         condition.lock()
@@ -66,6 +69,7 @@ final class GroupCommit: @unchecked Sendable {
                     member.done = true
                 }
                 groups += 1
+                groupedWrites += group.count
                 leading = false
                 condition.broadcast()
             }

@@ -89,6 +89,7 @@ extension DiaryApplication {
         router.add(GetHealth.self, authenticator: auth, cache: cache) { _, _ throws(Problem) in
             Reply(HealthStatus(status: "ok"))
         }
+        router.add(GetReadiness.self, authenticator: auth) { _, _ throws(Problem) in try h.readiness() }
         router.add(OpenAPIDocument.route)
     }
 }

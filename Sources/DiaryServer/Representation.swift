@@ -41,6 +41,14 @@ struct Representation: Sendable {
         return Representation(response: compact, tag: tag, lastModified: lastModified)
     }
 
+    /// The same representation with its answers labelled with the route that made it, so that
+    /// an answer served again from the response cache, before any routing, still names its route.
+    func labelled(route: String?) -> Representation {
+        var labelled = response
+        labelled.route = route
+        return Representation(response: labelled, tag: tag, lastModified: lastModified)
+    }
+
     /// The response, or 304 with the same headers and no body when the client's copy is current.
     func answer(to request: Request) -> Response {
         guard Conditions.notModified(request, tag: tag, lastModified: lastModified) else {
@@ -48,7 +56,9 @@ struct Representation: Sendable {
         }
         var headers = response.headers
         headers[.contentType] = nil
-        return Response(status: 304, headers: headers)
+        var notModified = Response(status: 304, headers: headers)
+        notModified.route = response.route
+        return notModified
     }
 
     /// Bytes held, for the cache's budget: the body and the header text.

@@ -72,7 +72,7 @@ public final class ResponseCache: Sendable {
         if let kept { return kept.answer(to: request) }
         let built = build()
         if case .success(let representation) = built {
-            keep(representation, key: key, version: version)
+            keep(representation.labelled(route: request.route), key: key, version: version)
         }
         return built.response(to: request)
     }

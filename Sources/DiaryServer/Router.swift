@@ -9,12 +9,24 @@ public struct Router: Sendable {
     public struct Route: Sendable {
         public let method: HTTPRequest.Method
         public let path: PathTemplate
+        /// `path` as written, made once: every answer is labelled with it (`Response.route`).
+        public let template: String
         let respond: @Sendable (_ request: Request, _ pathParameters: [String: String]) -> Response
 
         public init(method: HTTPRequest.Method, path: PathTemplate, respond: @escaping @Sendable (Request, [String: String]) -> Response) {
             self.method = method
             self.path = path
+            template = path.description
             self.respond = respond
+        }
+
+        /// Runs the route with the request and its answer labelled with the route's template.
+        func answer(_ request: Request, _ parameters: [String: String]) -> Response {
+            var request = request
+            request.route = template
+            var response = respond(request, parameters)
+            response.route = template
+            return response
         }
     }
 
@@ -39,12 +51,14 @@ public struct Router: Sendable {
         // HEAD is GET without the body; the transport leaves the body out.
         let method = request.method == .head ? .get : request.method
         var allowed: [HTTPRequest.Method] = []
+        var template: String?
         for route in routes {
             guard let parameters = route.path.match(segments) else { continue }
             if route.method == method {
-                return route.respond(request, parameters)
+                return route.answer(request, parameters)
             }
             allowed.append(route.method)
+            template = route.template
         }
         guard !allowed.isEmpty else {
             return problemResponse(request, .notFound("There is no resource at \(request.path.prefix(200))."), [:])
@@ -52,12 +66,20 @@ public struct Router: Sendable {
         if allowed.contains(.get) { allowed.append(.head) }
         allowed.append(.options)
         let allow = allowed.map(\.rawValue).joined(separator: ", ")
+        var response: Response
         if request.method == .options {
             var headers = HTTPFields.standard(contentType: "text/plain; charset=utf-8", cacheable: true)
             headers.add(.allow, allow)
-            return Response(status: 204, headers: headers)
+            response = Response(status: 204, headers: headers)
+        } else {
+            response = methodNotAllowed(request, allow: allow)
         }
-        return problemResponse(
+        response.route = template
+        return response
+    }
+
+    private func methodNotAllowed(_ request: Request, allow: String) -> Response {
+        problemResponse(
             request,
             Problem(
                 title: "Method Not Allowed", status: 405,

@@ -15,6 +15,9 @@ public struct Request: Sendable {
     public var clientAddress: String?
     /// The raw query after `?`, still percent-encoded; nil when the target had no `?`.
     public let rawQuery: Substring?
+    /// The path template of the route that matched (`/api/entries/{entry_id}`), set by the
+    /// router before the route runs, so that an answer kept for reuse is labelled with it too.
+    public var route: String?
 
     /// The method as sent; unknown methods are kept so they can get a 405 or 501.
     public var method: HTTPRequest.Method { head.method }

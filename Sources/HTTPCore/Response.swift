@@ -7,6 +7,10 @@ public struct Response: Sendable {
     public var head: HTTPResponse
     public var body: [UInt8]
     public var stream: HTTPBodyStream?
+    /// The path template of the route that answered (`/api/entries/{entry_id}`), nil when none
+    /// matched: metrics and the access log name requests by it, never by the raw path, so that
+    /// their label sets stay small and no identifier or query string is recorded.
+    public var route: String?
 
     public var status: HTTPResponse.Status {
         get { head.status }

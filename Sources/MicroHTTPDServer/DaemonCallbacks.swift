@@ -119,8 +119,7 @@ enum DaemonCallbacks {
             withUnsafeMutablePointer(to: &head) { pointer in
                 _ = MHD_get_connection_values(connection, .HEADER_KIND, collectHeader, pointer)
             }
-            request.setHead(method: method.map { String(cString: $0) } ?? "", received: head)
-            request.clientAddress = ClientAddress.of(connection)
+            request.setHead(method: method.map { String(cString: $0) } ?? "", received: head, clientAddress: ClientAddress.of(connection))
             if let refusal = request.refusal(maxBodySize: context.maxBodySize) {
                 // Queued before the body is read: libmicrohttpd then skips `100 Continue`, drops the body
                 // and, with `Connection: close`, the connection, so nothing left over is read as a request.

@@ -12,14 +12,14 @@ final class RequestAccumulator {
     /// A header name that is not a token (RFC 9110 §5.1) was sent.
     private var invalidFieldName = false
     private(set) var headersRead = false
+    /// The client's IP address as text, read with the head.
+    private(set) var clientAddress: String?
     private(set) var body: [UInt8] = []
     /// Set when a body without `Content-Length` grew past the limit; the rest is read and dropped.
     private(set) var bodyTooLarge = false
     private var droppedBytes = 0
     /// Set when the complete request went to the blocking pool; its answer arrives here.
     var pending: PendingAnswer?
-    /// The client's numeric address, read with the head.
-    var clientAddress: String?
 
     init(rawTarget: String) {
         target = rawTarget
@@ -38,7 +38,8 @@ final class RequestAccumulator {
         return request
     }
 
-    func setHead(method: String, received: ReceivedHead) {
+    func setHead(method: String, received: ReceivedHead, clientAddress: String?) {
+        self.clientAddress = clientAddress
         self.method = HTTPRequest.Method(method)
         headers = received.headers
         invalidFieldName = received.invalidFieldName

@@ -23,6 +23,8 @@ struct Serve: ParsableCommand {
 
     @OptionGroup var budget: RequestBudgetOptions
 
+    @OptionGroup var observability: ObservabilityOptions
+
     @Option(help: """
         PostgreSQL only: seconds a request waits for the database at each step (a connection, each statement) \
         before it is answered 503: a server that is down, frozen or full never holds a request longer.
@@ -96,6 +98,7 @@ struct Serve: ParsableCommand {
             throw ValidationError("--public-url must be an http or https URL with a host and no query, such as https://diary.example.")
         }
         try backups.validate(database: database)
+        try observability.validate(publicHost: host, publicPort: port)
     }
 
     func run() throws {
@@ -132,21 +135,43 @@ struct Serve: ParsableCommand {
             FileHandle.standardError.write(Data("diary-server: \(message)\n".utf8))
         }
         TerminationSignals.block()
-        let server = HTTPServer(configuration: configuration, responder: application)
+        let scheduledBackups = backups.start(database: database)
+        let watching: RunningObservability?
+        do {
+            watching = try observability.start(store: store, application: application, backups: scheduledBackups)
+        } catch {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            scheduledBackups?.stop()
+            throw ExitCode.failure
+        }
+        let server = HTTPServer(configuration: configuration, responder: watching?.instrument(application) ?? application)
         do {
             try server.start()
         } catch {
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            watching?.stop()
+            scheduledBackups?.stop()
             throw ExitCode.failure
         }
         application.listening(host: host, port: Int(server.port))
-        // One unbuffered write: stdout is often a pipe, and whoever waits for this line must get it now.
-        FileHandle.standardOutput.write(Data("listening on http://\(host):\(server.port)\n".utf8))
-        let scheduledBackups = backups.start(database: database)
+        announce(server, watching?.metricsServer)
         let signal = TerminationSignals.wait()
         FileHandle.standardError.write(Data("diary-server: signal \(signal), finishing requests in flight\n".utf8))
         server.shutdown(gracePeriod: .seconds(4))
+        watching?.stop()
         scheduledBackups?.stop()
+    }
+}
+
+extension Serve {
+    /// `listening on http://HOST:PORT`, and with `--metrics` a second line with its address. One
+    /// unbuffered write: stdout is often a pipe, and whoever waits for these lines must get them now.
+    func announce(_ server: HTTPServer, _ metricsServer: HTTPServer?) {
+        var announcement = "listening on http://\(host):\(server.port)\n"
+        if let metricsServer {
+            announcement += "metrics on http://\(metricsServer.configuration.host):\(metricsServer.port)/metrics\n"
+        }
+        FileHandle.standardOutput.write(Data(announcement.utf8))
     }
 }
 

@@ -12,6 +12,8 @@ final class ServerProcess: @unchecked Sendable {
     let database: String
     private(set) var url = ""
     private(set) var port = 0
+    /// With `--metrics`: the port of the metrics listener, from the second ready line.
+    private(set) var metricsPort: Int?
 
     /// Whether the folder is this server's to remove (not when it shares another's database).
     private let ownsDirectory: Bool
@@ -68,7 +70,9 @@ final class ServerProcess: @unchecked Sendable {
         let descriptor = out.fileHandleForReading.fileDescriptor
         var bytes: [UInt8] = []
         let deadline = ContinuousClock.now + .seconds(30)
-        while !bytes.contains(UInt8(ascii: "\n")) {
+        // With --metrics a second line says where the metrics are.
+        let lineCount = extraArguments.contains("--metrics") ? 2 : 1
+        while bytes.count(where: { $0 == UInt8(ascii: "\n") }) < lineCount {
             let left = deadline - ContinuousClock.now
             guard left > .zero else {
                 kill(process.processIdentifier, SIGKILL)
@@ -88,6 +92,13 @@ final class ServerProcess: @unchecked Sendable {
         }
         self.url = String(line.dropFirst("listening on ".count))
         self.port = port
+        if lineCount == 2 {
+            let metricsLine = String(decoding: bytes, as: UTF8.self).split(separator: "\n")[1]
+            guard metricsLine.hasPrefix("metrics on http://"), metricsLine.hasSuffix("/metrics"),
+                  let portText = metricsLine.dropLast("/metrics".count).split(separator: ":").last, let metricsPort = Int(portText)
+            else { throw ServerStartError(message: "unexpected second line: \(metricsLine)") }
+            self.metricsPort = metricsPort
+        }
     }
 
     private(set) var running: Process?

@@ -1,0 +1,39 @@
+import CalendarTime
+import Glibc
+import Synchronization
+
+/// The access log's time: UTC with milliseconds. The text up to the seconds is made once per
+/// second and reused, so a line pays for a clock read and three digits.
+final class LogClock: Sendable {
+    private let cached = Mutex<(second: Int, text: [UInt8])>((-1, []))
+
+    func appendNow(to bytes: inout [UInt8]) {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let second = now.tv_sec
+        let prefix = cached.withLock { cached in
+            if cached.second != second {
+                cached = (second, Self.secondsText(second))
+            }
+            return cached.text
+        }
+        bytes.append(contentsOf: prefix)
+        var line = AccessLogLine()
+        line.appendDigits(now.tv_nsec / 1_000_000, width: 3)
+        bytes.append(contentsOf: line.bytes)
+        bytes.append(UInt8(ascii: "Z"))
+    }
+
+    /// `2026-11-25T08:55:01.`
+    static func secondsText(_ second: Int) -> [UInt8] {
+        let time = CalendarTime(secondsSince1970: second)
+        var line = AccessLogLine()
+        line.appendDigits(time.year, width: 4)
+        for (separator, value) in [("-", time.month), ("-", time.day), ("T", time.hour), (":", time.minute), (":", time.second)] {
+            line.appendRaw(separator)
+            line.appendDigits(value, width: 2)
+        }
+        line.appendRaw(".")
+        return line.bytes
+    }
+}
