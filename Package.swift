@@ -171,7 +171,7 @@ let package = Package(
         .testTarget(name: "DiaryPostgresStoreTests", dependencies: [
             "StoreTestSupport", "DiaryPostgresStore", "DiaryStore", "DiaryAPI", "APITokens",
         ]),
-        .testTarget(name: "ObservabilityTests", dependencies: ["Observability"]),
+        .testTarget(name: "ObservabilityTests", dependencies: ["Observability", "HTTPCore"]),
         .testTarget(name: "StoreKernelTests", dependencies: ["StoreKernel", "DiaryStore", "DiaryAPI"]),
         .testTarget(name: "DiaryServerTests", dependencies: [
             "DiaryServer", "DiaryPages", "DiarySQLiteStore", "DiaryPostgresStore", "DiaryStore", "DiaryAPI", "HTTPCore", "APITokens",

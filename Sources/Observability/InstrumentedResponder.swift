@@ -30,6 +30,10 @@ public struct InstrumentedResponder: HTTPResponder {
         wrapped.mayBlock(request)
     }
 
+    public func mayTakeLong(_ request: Request) -> Bool {
+        wrapped.mayTakeLong(request)
+    }
+
     private func finish(_ response: Response, for request: Request, since start: ContinuousClock.Instant) -> Response {
         let elapsed = ContinuousClock.now - start
         metrics?.record(method: request.method, route: response.route, status: response.status.code, duration: elapsed)

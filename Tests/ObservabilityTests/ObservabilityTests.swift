@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 @testable import Observability
 import Testing
 
@@ -49,5 +50,26 @@ import Testing
         let stat = try #require(ProcStat.read())
         #expect(stat.residentPages > 0)
         #expect(try #require(ProcStat.bootTime()) > 1_600_000_000)
+    }
+}
+
+/// The wrapper that times and logs answers is invisible to the transport: where a request is
+/// answered (a worker, the threads of writes, the threads of long searches) is still the
+/// application's call.
+@Suite struct InstrumentedResponderTests {
+    /// Blocks on POST, takes long on `/slow`.
+    struct Application: HTTPResponder {
+        func respond(to request: Request) -> Response { Response(status: .ok) }
+        func mayBlock(_ request: Request) -> Bool { request.method == .post }
+        func mayTakeLong(_ request: Request) -> Bool { request.path == "/slow" }
+    }
+
+    @Test func whereARequestRunsIsTheWrappedApplicationsCall() {
+        let instrumented = InstrumentedResponder(wrapping: Application(), metrics: nil, accessLog: nil)
+        let slow = Request(method: .get, target: "/slow"), quick = Request(method: .get, target: "/quick")
+        #expect(instrumented.mayTakeLong(slow))
+        #expect(!instrumented.mayTakeLong(quick))
+        #expect(instrumented.mayBlock(Request(method: .post, target: "/quick")))
+        #expect(!instrumented.mayBlock(quick))
     }
 }
