@@ -31,6 +31,27 @@ enum SQLiteEntryDialect: EntrySQLDialect {
         return viewerID == nil ? publicMatch(match) : "(\(publicMatch(match)) OR \(privateMatch(match)))"
     }
 
+    static func rankedPage(_ search: TermSearch, conditions: [SQLFragment], viewerID: Int64?, window: SQLFragment) -> SQLFragment {
+        let match = ftsQuery(search) ?? ""
+        guard viewerID != nil else {
+            return """
+                \(sql: SQLiteDiaryStore.entrySelectList) FROM entries_fts JOIN entries e ON e.entry_id = entries_fts.rowid \
+                \(sql: SQLiteDiaryStore.entryJoins)
+                WHERE entries_fts MATCH \(match) AND \(conditions.joined(separator: " AND "))
+                ORDER BY bm25(entries_fts), e.entry_id DESC \(window)
+                """
+        }
+        // The viewer's own unlisted and private matches first, newest first, then public ones
+        // by relevance: ranked together, the order of the viewer's own would move with the
+        // words of everyone's private entries, which share their index.
+        return """
+            \(sql: SQLiteDiaryStore.entrySelectList) FROM entries e \(sql: SQLiteDiaryStore.entryJoins)
+            LEFT JOIN (SELECT rowid, bm25(entries_fts) AS score FROM entries_fts WHERE entries_fts MATCH \(match)) p ON p.rowid = e.entry_id
+            WHERE \(conditions.joined(separator: " AND ")) AND (p.rowid IS NOT NULL OR \(privateMatch(match)))
+            ORDER BY p.score IS NOT NULL, CASE WHEN p.score IS NULL THEN e.created END DESC, p.score, e.entry_id DESC \(window)
+            """
+    }
+
     static func matchingRows(_ search: TermSearch, viewerID: Int64?) -> SQLFragment? {
         guard let match = ftsQuery(search) else {
             return gramQuery(search).map { "(SELECT rowid FROM entries_grams WHERE entries_grams MATCH \($0))" }

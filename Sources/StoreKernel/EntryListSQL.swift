@@ -87,8 +87,11 @@ public struct EntryListSQL: Sendable {
     public let page: SQLFragment
     /// The newest-first page that walks entries newest first and checks each against the
     /// index, which costs what the page is when most entries match (a common term); nil when
-    /// the page is ranked, has no terms, or the engine cannot check one entry.
+    /// the list has no terms or the engine cannot check one entry.
     public let walkingPage: SQLFragment?
+    /// Where `walkingPage` starts: at the top after a seek, after the results of a position
+    /// that a ranked page handed out, else at the requested page.
+    public let walkOffset: Int
 
     public init<Dialect: EntrySQLDialect>(_ query: EntryQuery, dialect: Dialect.Type) {
         let search = TermSearch(query.filter.terms, shortestIndexed: Dialect.shortestIndexedTerm)
@@ -102,25 +105,25 @@ public struct EntryListSQL: Sendable {
         let bound = filter.terms.isEmpty ? nil : EntryPage.countedMatches
         countBound = bound
         count = Self.count(search, conditions: conditions, filtered: filtered, bound: bound, viewerID: query.viewerID, Dialect.self)
-        // One row past the page says that a next page exists.
-        let window: SQLFragment = "LIMIT \(limit + 1) OFFSET \(offset)"
-        if ranked {
-            page = Dialect.rankedPage(search, conditions: conditions, viewerID: query.viewerID, window: window)
-            walkingPage = nil
-            return
-        }
         var seek: [SQLFragment] = []
         if case .after(let created, let id) = query.position {
             // A seek on the index (created DESC, entry_id DESC): page 5,000 costs what page 1 costs.
             seek.append("(e.created, e.entry_id) < (\(created), \(id))")
         }
-        filtered += seek
-        page = Self.newestFirst(filtered, window: window, Dialect.self)
+        walkOffset = Self.offset(query, limit: limit, ranked: false, walking: true)
         if !filter.terms.isEmpty, !search.matchesNothing, let probe = Dialect.indexProbe(search, viewerID: query.viewerID) {
+            let window: SQLFragment = "LIMIT \(limit + 1) OFFSET \(walkOffset)"
             walkingPage = Self.newestFirst(conditions + probe + seek, window: window, Dialect.self)
         } else {
             walkingPage = nil
         }
+        // One row past the page says that a next page exists.
+        let window: SQLFragment = "LIMIT \(limit + 1) OFFSET \(offset)"
+        if ranked {
+            page = Dialect.rankedPage(search, conditions: conditions, viewerID: query.viewerID, window: window)
+            return
+        }
+        page = Self.newestFirst(filtered + seek, window: window, Dialect.self)
     }
 
     /// The API's order, which the indexes on (created DESC, entry_id DESC) already have.
@@ -144,10 +147,14 @@ public struct EntryListSQL: Sendable {
             """
     }
 
-    /// The page to read once the count is known: the walk when the count reached its bound
-    /// (the matches are many, so a page of them is near the top), else the gathered matches.
-    public func page(totalIsEstimate: Bool) -> SQLFragment {
-        totalIsEstimate ? walkingPage ?? page : page
+    /// The page to read once the count is known, with how its positions go on: when the count
+    /// reached its bound (the matches are many, so a page of them is near the top), the walk,
+    /// newest first, even for relevance order: bm25 would first count every entry holding each
+    /// term (its weight, which is next to nil for a word in most entries), 0.27 s for a word in
+    /// 970,000 of 1,000,000 entries whatever the page. Else the page as asked.
+    public func reading(totalIsEstimate: Bool) -> (page: SQLFragment, ranked: Bool, offset: Int) {
+        guard totalIsEstimate, let walkingPage else { return (page, ranked, offset) }
+        return (walkingPage, false, walkOffset)
     }
 
     /// The total a store answers for `counted`, what `count` found: past `countBound`, the
@@ -198,9 +205,9 @@ public struct EntryListSQL: Sendable {
     /// Where the page starts: after a number of results for a ranked search continued, at the
     /// top for a seek (its condition starts it), else at the requested page (one past any
     /// row when that page's offset overflows).
-    static func offset(_ query: EntryQuery, limit: Int, ranked: Bool) -> Int {
+    static func offset(_ query: EntryQuery, limit: Int, ranked: Bool, walking: Bool = false) -> Int {
         switch query.position {
-        case .offset(let after)? where ranked: return after
+        case .offset(let after)? where ranked || walking: return after
         case .after? where !ranked: return 0
         default:
             let (pageOffset, overflow) = max(query.page.page - 1, 0).multipliedReportingOverflow(by: limit)

@@ -67,7 +67,7 @@ enum ProbingDialect: EntrySQLDialect {
             LIMIT $4) counted
             """)
         #expect(rendered(sql.count).values == [.text("kyoto"), .text("ab"), .text("kyoto"), .integer(Int64(EntryPage.countedMatches + 1))])
-        #expect(sql.walkingPage == nil, "ranked")
+        #expect(sql.walkingPage == nil, "no probe in this dialect")
     }
 
     @Test func aTermWithANulMatchesNothing() {
@@ -87,12 +87,17 @@ enum ProbingDialect: EntrySQLDialect {
             SELECT count(*) FROM (SELECT 1 FROM rows($1) m JOIN entries e ON e.entry_id = m.rowid \
             WHERE e.visibility = 'public' AND term($2) LIMIT $3) counted
             """)
-        let walk = rendered(sql.page(totalIsEstimate: true)).sql
+        let walk = rendered(sql.reading(totalIsEstimate: true).page).sql
         #expect(walk == """
             SELECT cols FROM entries e WHERE e.visibility = 'public' AND term($1) AND probe($2) \
             ORDER BY e.created DESC, e.entry_id DESC LIMIT $3 OFFSET $4
             """)
-        #expect(rendered(sql.page(totalIsEstimate: false)).sql.contains("match($2)"))
+        #expect(rendered(sql.reading(totalIsEstimate: false).page).sql.contains("match($2)"))
+        // Relevance order past the bound walks too, newest first, its positions seeks.
+        let ranked = EntryListSQL(EntryQuery(filter: EntryFilter(query: "kyoto"), position: .offset(40)), dialect: ProbingDialect.self)
+        let reading = ranked.reading(totalIsEstimate: true)
+        #expect(ranked.ranked && !reading.ranked && reading.offset == 40 && rendered(reading.page).sql.contains("probe($2)"))
+        #expect(ranked.reading(totalIsEstimate: false).ranked)
         #expect(sql.total(counted: EntryPage.countedMatches) == (EntryPage.countedMatches, false))
         #expect(sql.total(counted: EntryPage.countedMatches + 1) == (EntryPage.countedMatches, true))
         let list = EntryListSQL(EntryQuery(filter: EntryFilter(tags: ["a"])), dialect: ProbingDialect.self)
