@@ -20,7 +20,9 @@ enum SQLiteEntryDialect: EntrySQLDialect {
         let scanned: [SQLFragment] = short.filter { !isGram($0) }.map { term in
             "instr(lower(e.title || ' ' || e.body), lower(\(term))) > 0"
         }
-        return scanned + gramProbes(search)
+        // Without a trigram term, `entries_grams` itself drives the count and the gathered
+        // page, and `indexProbe` walks with the probes: here they would run once more per row.
+        return scanned + (search.indexed.isEmpty ? [] : gramProbes(search))
     }
 
     static func indexMatch(_ search: TermSearch, viewerID: Int64?) -> SQLFragment? {
@@ -63,8 +65,8 @@ enum SQLiteEntryDialect: EntrySQLDialect {
     }
 
     static func indexProbe(_ search: TermSearch, viewerID: Int64?) -> [SQLFragment]? {
-        // The short terms' probes are in `termConditions` already.
-        guard let match = ftsQuery(search) else { return [] }
+        // With a trigram term, the short terms' probes are in `termConditions` already.
+        guard let match = ftsQuery(search) else { return gramProbes(search) }
         let publicProbe: SQLFragment = "EXISTS (SELECT 1 FROM entries_fts WHERE entries_fts MATCH \(match) AND rowid = e.entry_id)"
         guard viewerID != nil else { return [publicProbe] }
         return [
