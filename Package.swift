@@ -80,7 +80,7 @@ let package = Package(
                 "DiaryStore", "DiaryAPI", "StoreKernel", "DurableFiles", "ProcessControl", "CalendarTime",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
-            resources: [.embedInCode("schema.sql"), .embedInCode("schema-v2.sql")]
+            resources: [.embedInCode("schema.sql"), .embedInCode("schema-v2.sql"), .embedInCode("schema-v3.sql")]
         ),
         /// `DiaryStore` on a PostgreSQL server through postgres-nio, with blocking calls for the
         /// server's worker threads and its schema in versioned migrations (`db/postgres/`).

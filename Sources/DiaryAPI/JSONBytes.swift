@@ -39,6 +39,10 @@ public struct JSONBytes {
         raw("null")
     }
 
+    mutating func bool(_ value: Bool) {
+        raw(value ? "true" : "false")
+    }
+
     /// A string, escaped as Foundation's encoder does: `"` and `\`, the named escapes
     /// `\b \t \n \f \r`, other control characters as `\u00xx`; everything else as is.
     mutating func string(_ value: String) {
@@ -134,6 +138,7 @@ extension EntryPage: JSONWritable {
         json.key(CodingKeys.prevPage)
         if let prevPage { json.integer(prevPage) } else { json.null() }
         json.key(CodingKeys.total); json.integer(total)
+        if totalIsEstimate { json.key(CodingKeys.totalIsEstimate); json.bool(true) }
         json.byte(UInt8(ascii: "}"))
     }
 }

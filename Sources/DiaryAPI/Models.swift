@@ -88,19 +88,48 @@ public struct EntryPage: Codable, Sendable, Equatable {
     /// Continues the list after this page's last entry (`?cursor=`); nil on the last page.
     public var nextCursor: String?
 
-    public init(entries: [Entry], page: Int, perPage: Int, total: Int, nextCursor: String? = nil) {
+    /// True when a search found more entries than it counts (`EntryPage.countedMatches`):
+    /// `total` is then that bound, and more entries match. Encoded only when true.
+    public var totalIsEstimate: Bool
+
+    /// The number of matches a search counts at most: past it, `total` is this bound and
+    /// `totalIsEstimate` is true, as GitHub shows "1,000+ results". Counting every match of a
+    /// common word would read every entry holding it (2.7 s at 1,000,000 entries).
+    public static let countedMatches = 10_000
+
+    /// - parameter moreFollow: with an estimated total, whether entries follow this page (a
+    ///   store reads one row past it); an exact total says so by itself.
+    public init(
+        entries: [Entry], page: Int, perPage: Int, total: Int, nextCursor: String? = nil,
+        totalIsEstimate: Bool = false, moreFollow: Bool = false
+    ) {
         self.entries = entries
         self.page = page
         self.perPage = perPage
         self.total = total
+        self.totalIsEstimate = totalIsEstimate
         let (seen, overflow) = page.multipliedReportingOverflow(by: perPage)
-        self.nextPage = !overflow && seen < total ? page + 1 : nil
+        let more = totalIsEstimate ? moreFollow : seen < total
+        self.nextPage = !overflow && more ? page + 1 : nil
         self.prevPage = page > 1 ? page - 1 : nil
         self.nextCursor = nextCursor
     }
 
     enum CodingKeys: String, CodingKey {
-        case entries, page, perPage = "per_page", total, nextPage = "next_page", prevPage = "prev_page", nextCursor = "next_cursor"
+        case entries, page, perPage = "per_page", total, totalIsEstimate = "total_is_estimate", nextPage = "next_page",
+            prevPage = "prev_page", nextCursor = "next_cursor"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        entries = try container.decode([Entry].self, forKey: .entries)
+        page = try container.decode(Int.self, forKey: .page)
+        perPage = try container.decode(Int.self, forKey: .perPage)
+        total = try container.decode(Int.self, forKey: .total)
+        totalIsEstimate = try container.decodeIfPresent(Bool.self, forKey: .totalIsEstimate) ?? false
+        nextPage = try container.decodeIfPresent(Int.self, forKey: .nextPage)
+        prevPage = try container.decodeIfPresent(Int.self, forKey: .prevPage)
+        nextCursor = try container.decodeIfPresent(String.self, forKey: .nextCursor)
     }
 
     /// Written by hand so that an absent neighbour page is `null`, not a missing key.
@@ -110,9 +139,33 @@ public struct EntryPage: Codable, Sendable, Equatable {
         try container.encode(page, forKey: .page)
         try container.encode(perPage, forKey: .perPage)
         try container.encode(total, forKey: .total)
+        if totalIsEstimate { try container.encode(true, forKey: .totalIsEstimate) }
         try container.encode(nextPage, forKey: .nextPage)
         try container.encode(prevPage, forKey: .prevPage)
         try container.encode(nextCursor, forKey: .nextCursor)
+    }
+}
+
+extension EntryPage {
+    /// The total as people read it: "57", or "10,000+" when it is an estimate (more match),
+    /// as GitHub writes "1,000+ results". Pages and the CLI both say it so.
+    public var totalText: String {
+        Self.totalText(total, isEstimate: totalIsEstimate)
+    }
+
+    public static func totalText(_ total: Int, isEstimate: Bool) -> String {
+        isEstimate ? grouped(total) + "+" : String(total)
+    }
+
+    /// "10000" as "10,000": digits in threes from the right.
+    static func grouped(_ number: Int) -> String {
+        let digits = Array(String(number.magnitude))
+        var text = number < 0 ? "-" : ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0 && (digits.count - index) % 3 == 0 { text += "," }
+            text.append(digit)
+        }
+        return text
     }
 }
 

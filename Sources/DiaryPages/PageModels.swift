@@ -18,14 +18,18 @@ public struct EntryListing: Sendable {
     public var diaryTitles: [Int64: String]
     /// How many entries the list holds in all.
     public var total: Int
+    /// True when `total` is a search's bound and more entries match ("10,000+ entries match").
+    public var totalIsEstimate: Bool
     /// The page of newer entries, nil on the first page.
     public var newerPath: String?
     /// The page of older entries, nil on the last.
     public var olderPath: String?
 
     public init(
-        subject: Subject, entries: [Entry], diaryTitles: [Int64: String] = [:], total: Int, newerPath: String? = nil, olderPath: String? = nil
+        subject: Subject, entries: [Entry], diaryTitles: [Int64: String] = [:], total: Int, totalIsEstimate: Bool = false, newerPath: String? = nil,
+        olderPath: String? = nil
     ) {
+        self.totalIsEstimate = totalIsEstimate
         self.subject = subject
         self.entries = entries
         self.diaryTitles = diaryTitles

@@ -31,7 +31,7 @@ extension PageRenderer {
             frame.noindex = true
             frame.feed = ("\(siteName): newest entries", SitePaths.feed)
             heading = "Search"
-            if query != nil { meta = listing.total == 1 ? "1 entry matches" : "\(listing.total) entries match" }
+            if query != nil { meta = Self.matchCount(listing) }
         }
         return document(frame) { out in
             out += "<header class=\"page-header\">\n<h1"
@@ -61,6 +61,12 @@ extension PageRenderer {
 
     static func count(_ total: Int) -> String {
         total == 1 ? "1 entry" : "\(total) entries"
+    }
+
+    /// "1 entry matches", "57 entries match", or "10,000+ entries match" past the count's bound.
+    static func matchCount(_ listing: EntryListing) -> String {
+        guard listing.totalIsEstimate else { return listing.total == 1 ? "1 entry matches" : "\(listing.total) entries match" }
+        return "\(EntryPage.totalText(listing.total, isEstimate: true)) entries match"
     }
 
     /// The search form: a GET to `/search` with `q`. `id="search-form"`, the field `id="search-q"`.

@@ -11,9 +11,13 @@ extension PostgresDiaryStore {
         let sql = EntryListSQL(query, dialect: PostgresEntryDialect.self)
         return try read(query.subject) { session in
             // The count and the page come from the same snapshot: they agree.
-            let total = try Self.count(session, query, sql)
-            let rows = try session.query(sql.page.postgres).map(Self.entry(from:))
-            return EntryResults(rows: rows, for: query, limit: sql.limit, offset: sql.offset, ranked: sql.ranked, total: total)
+            let total = sql.total(counted: try Self.count(session, query, sql))
+            let reading = sql.reading(totalIsEstimate: total.isEstimate)
+            let rows = try session.query(reading.page.postgres).map(Self.entry(from:))
+            return EntryResults(
+                rows: rows, for: query, limit: sql.limit, offset: reading.offset, ranked: reading.ranked, total: total.total,
+                totalIsEstimate: total.isEstimate
+            )
         }
     }
 

@@ -41,6 +41,7 @@ public struct DatabaseCheck: Sendable {
         var configuration = Configuration()
         configuration.readonly = !makingSelfContained
         configuration.busyMode = .timeout(SQLiteDiaryStore.busyTimeout)
+        configuration.registerDiaryTokenizers()
         do {
             let queue = try DatabaseQueue(path: path, configuration: configuration)
             defer { try? queue.close() }

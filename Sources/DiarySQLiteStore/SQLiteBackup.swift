@@ -70,6 +70,7 @@ public enum SQLiteBackup {
         // Never writes the live file, nor creates one.
         sourceConfiguration.readonly = true
         sourceConfiguration.busyMode = .timeout(SQLiteDiaryStore.busyTimeout)
+        sourceConfiguration.registerDiaryTokenizers()
         let source = try DatabaseQueue(path: database, configuration: sourceConfiguration)
         let destination = try DatabaseQueue(path: temporary)
         try source.inDatabase { from in

@@ -11,12 +11,16 @@ extension SQLiteDiaryStore {
         let sql = EntryListSQL(query, dialect: SQLiteEntryDialect.self)
         return try read(query.subject) { db in
             // The count and the page come from the same read transaction: they agree.
-            let total = try Self.count(db, query, sql)
-            let page = sql.page.sqlite
+            let total = sql.total(counted: try Self.count(db, query, sql))
+            let reading = sql.reading(totalIsEstimate: total.isEstimate)
+            let page = reading.page.sqlite
             // Decoded while SQLite steps through the rows: fetchAll would copy every value first.
             let cursor = try Row.fetchCursor(db.cachedStatement(sql: page.sql), arguments: page.arguments)
             let rows = try Array(cursor.map(Self.entry(from:)))
-            return EntryResults(rows: rows, for: query, limit: sql.limit, offset: sql.offset, ranked: sql.ranked, total: total)
+            return EntryResults(
+                rows: rows, for: query, limit: sql.limit, offset: reading.offset, ranked: reading.ranked, total: total.total,
+                totalIsEstimate: total.isEstimate
+            )
         }
     }
 
@@ -47,9 +51,11 @@ extension SQLiteDiaryStore {
         }
     }
 
-    /// `EXPLAIN QUERY PLAN` of the page query for `query`, for tests.
-    func queryPlan(for query: EntryQuery) throws(StoreError) -> [String] {
-        let page = EntryListSQL(query, dialect: SQLiteEntryDialect.self).page.sqlite
+    /// `EXPLAIN QUERY PLAN` of the page query for `query` (as many matches make it when
+    /// `walking`) or of its count, for tests.
+    func queryPlan(for query: EntryQuery, walking: Bool = false, count: Bool = false) throws(StoreError) -> [String] {
+        let sql = EntryListSQL(query, dialect: SQLiteEntryDialect.self)
+        let page = (count ? sql.count : sql.reading(totalIsEstimate: walking).page).sqlite
         return try read(.operation("query plan")) { db in
             try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN \(page.sql)", arguments: page.arguments)
                 .map { row in try row.decode(String.self, atIndex: 3) }

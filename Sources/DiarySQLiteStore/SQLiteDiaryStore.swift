@@ -97,6 +97,7 @@ extension SQLiteDiaryStore {
         configuration.readonly = readonly
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(busyTimeout)
+        configuration.registerDiaryTokenizers()
         if readonly {
             // Up to `ReaderConnections.maximumCount` readers: at SQLite's default of 2 MiB of
             // page cache each, they held a fifth of the server's peak RSS. The file's pages stay
@@ -136,8 +137,9 @@ extension SQLiteDiaryStore {
         }
     }
 
-    /// The schema's history: "v1" is `db/schema.sql`, "v2" (visibility) `db/schema-v2.sql`, both
-    /// embedded in the binary at build time.
+    /// The schema's history: "v1" is `db/schema.sql`, "v2" (visibility) `db/schema-v2.sql`, "v3"
+    /// (the index of one- and two-character terms) `db/schema-v3.sql`, all embedded in the
+    /// binary at build time.
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
@@ -145,6 +147,9 @@ extension SQLiteDiaryStore {
         }
         migrator.registerMigration("v2") { db in
             try db.execute(sql: String(decoding: PackageResources.schema_v2_sql, as: UTF8.self))
+        }
+        migrator.registerMigration("v3") { db in
+            try db.execute(sql: String(decoding: PackageResources.schema_v3_sql, as: UTF8.self))
         }
         return migrator
     }

@@ -5,22 +5,31 @@ import StoreKernel
 /// How SQLite's store writes what `EntryListSQL` leaves to the engine.
 ///
 /// Terms of 3 or more characters go to the FTS5 trigram indexes, each quoted as an FTS5 string
-/// (so no text can be FTS5 syntax); shorter ones, which trigrams cannot hold, are scanned.
-/// Public entries are indexed in `entries_fts`, the others in `entries_private_fts`: the
-/// statistics bm25 ranks by (how many entries hold a term, their average length) then come
-/// from public entries only, and nobody's ranking moves with another's private text.
+/// (so no text can be FTS5 syntax). Public entries are indexed in `entries_fts`, the others in
+/// `entries_private_fts`: the statistics bm25 ranks by (how many entries hold a term, their
+/// average length) then come from public entries only, and nobody's ranking moves with
+/// another's private text. Terms of one or two characters (Unicode scalars), which trigrams
+/// cannot hold, go to `entries_grams` (schema-v3.sql), which never ranks; what is left (two
+/// characters of three or more scalars, such as a letter and a combining accent) is scanned.
 enum SQLiteEntryDialect: EntrySQLDialect {
     static let entryColumns = SQLiteDiaryStore.entryColumns
     static let noRow = "0"
 
     static func termConditions(_ search: TermSearch) -> [SQLFragment] {
-        search.terms.filter { !search.isIndexed($0) }.map { term in
+        let short = search.terms.filter { !search.isIndexed($0) }
+        let scanned: [SQLFragment] = short.filter { !isGram($0) }.map { term in
             "instr(lower(e.title || ' ' || e.body), lower(\(term))) > 0"
         }
+        // Without a trigram term, `entries_grams` itself drives the count and the gathered
+        // page, and `indexProbe` walks with the probes: here they would run once more per row.
+        return scanned + (search.indexed.isEmpty ? [] : gramProbes(search))
     }
 
     static func indexMatch(_ search: TermSearch, viewerID: Int64?) -> SQLFragment? {
-        guard let match = ftsQuery(search) else { return nil }
+        guard let match = ftsQuery(search) else {
+            // Only short terms: the entries their index holds, gathered, lead the list.
+            return gramQuery(search).map { "e.entry_id IN (SELECT rowid FROM entries_grams WHERE entries_grams MATCH \($0))" }
+        }
         return viewerID == nil ? publicMatch(match) : "(\(publicMatch(match)) OR \(privateMatch(match)))"
     }
 
@@ -45,9 +54,38 @@ enum SQLiteEntryDialect: EntrySQLDialect {
             """
     }
 
-    /// The FTS5 query of the indexed terms, all of them required, or nil without one.
+    static func matchingRows(_ search: TermSearch, viewerID: Int64?) -> SQLFragment? {
+        guard let match = ftsQuery(search) else {
+            return gramQuery(search).map { "(SELECT rowid FROM entries_grams WHERE entries_grams MATCH \($0))" }
+        }
+        let publicRows: SQLFragment = "SELECT rowid FROM entries_fts WHERE entries_fts MATCH \(match)"
+        guard viewerID != nil else { return "(\(publicRows))" }
+        // Each entry is in one of the two indexes: no row comes twice.
+        return "(\(publicRows) UNION ALL SELECT rowid FROM entries_private_fts WHERE entries_private_fts MATCH \(match))"
+    }
+
+    static func indexProbe(_ search: TermSearch, viewerID: Int64?) -> [SQLFragment]? {
+        // With a trigram term, the short terms' probes are in `termConditions` already.
+        guard let match = ftsQuery(search) else { return gramProbes(search) }
+        let publicProbe: SQLFragment = "EXISTS (SELECT 1 FROM entries_fts WHERE entries_fts MATCH \(match) AND rowid = e.entry_id)"
+        guard viewerID != nil else { return [publicProbe] }
+        return [
+            "(\(publicProbe) OR EXISTS (SELECT 1 FROM entries_private_fts WHERE entries_private_fts MATCH \(match) AND rowid = e.entry_id))"
+        ]
+    }
+}
+
+// MARK: - The terms in FTS5 queries
+
+extension SQLiteEntryDialect {
+    /// The FTS5 query of the trigram-indexed terms, all of them required, or nil without one.
     static func ftsQuery(_ search: TermSearch) -> String? {
-        search.indexed.isEmpty ? nil : search.indexed.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: " AND ")
+        search.indexed.isEmpty ? nil : search.indexed.map(ftsString).joined(separator: " AND ")
+    }
+
+    /// `term` as an FTS5 string: no text in it is FTS5 syntax.
+    static func ftsString(_ term: String) -> String {
+        "\"" + term.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     static func publicMatch(_ match: String) -> SQLFragment {
@@ -56,6 +94,32 @@ enum SQLiteEntryDialect: EntrySQLDialect {
 
     static func privateMatch(_ match: String) -> SQLFragment {
         "e.entry_id IN (SELECT rowid FROM entries_private_fts WHERE entries_private_fts MATCH \(match))"
+    }
+
+    /// Whether `entries_grams` finds `term`: one or two Unicode scalars (the tokenizer's
+    /// tokens), and no NUL (nothing holds one).
+    static func isGram(_ term: String) -> Bool {
+        (1...2).contains(term.unicodeScalars.count) && !term.contains("\0")
+    }
+
+    /// The terms `entries_grams` finds (those the trigram indexes cannot), deduplicated.
+    static func gramTerms(_ search: TermSearch) -> [String] {
+        var seen = Set<String>()
+        return search.terms.filter { !search.isIndexed($0) && isGram($0) && seen.insert($0).inserted }
+    }
+
+    /// The FTS5 query of the short terms, all of them required, or nil without one.
+    static func gramQuery(_ search: TermSearch) -> String? {
+        let terms = gramTerms(search)
+        return terms.isEmpty ? nil : terms.map(ftsString).joined(separator: " AND ")
+    }
+
+    /// Each short term as a check on entry `e`: a seek by id in `entries_grams`, so that a walk
+    /// newest first stops once its page is full, however many entries hold the term.
+    static func gramProbes(_ search: TermSearch) -> [SQLFragment] {
+        gramTerms(search).map { term in
+            "EXISTS (SELECT 1 FROM entries_grams WHERE entries_grams MATCH \(ftsString(term)) AND rowid = e.entry_id)"
+        }
     }
 }
 

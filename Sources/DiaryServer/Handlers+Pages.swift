@@ -52,7 +52,7 @@ extension Handlers {
             }
             let listing = EntryListing(
                 subject: subject, entries: results.page.entries, diaryTitles: try diaryTitles(of: results.page.entries, subject: subject),
-                total: results.page.total,
+                total: results.page.total, totalIsEstimate: results.page.totalIsEstimate,
                 newerPath: newer, olderPath: older
             )
             return (listing, lastModified)

@@ -119,14 +119,16 @@ extension Router {
 }
 
 /// The `Link` header of a page: first, prev, next and last, as paths with the same per_page.
+/// A search whose total is an estimate has no known last page: no `last`.
 enum PageLinks {
     static func header(for endpoint: any PagedEndpoint, page: EntryPage) -> String {
-        let last = max(1, (page.total + page.perPage - 1) / page.perPage)
+        let last = page.totalIsEstimate ? Int.max : max(1, (page.total + page.perPage - 1) / page.perPage)
         var links: [(Int, String)] = [(1, "first")]
         if let prev = page.prevPage { links.append((min(prev, last), "prev")) }
         if let next = page.nextPage { links.append((next, "next")) }
-        // A last page past the cap would answer 400: the cursor goes there instead.
-        if PageDepth.allows(PageRequest(page: last, perPage: page.perPage)) { links.append((last, "last")) }
+        // No last page when the total is an estimate (it is not known), nor past the cap (it
+        // would answer 400: the cursor goes there instead).
+        if !page.totalIsEstimate, PageDepth.allows(PageRequest(page: last, perPage: page.perPage)) { links.append((last, "last")) }
         return links.map { number, relation in
             var linked = endpoint
             linked.page = PageRequest(page: number, perPage: page.perPage)

@@ -40,7 +40,10 @@ public enum DisplayFormat {
 
     /// "page 1 of 3 · 57 entries · next: diary list --page 2" (no "next" on the last page).
     public static func pageFooter(_ page: EntryPage, perPage: Int? = nil, diaryID: Int64? = nil) -> String {
-        var parts = ["page \(page.page) of \(pageCount(total: page.total, perPage: page.perPage))", count(page.total, "entry", "entries")]
+        var parts = [
+            "page \(page.page) of \(pageCount(total: page.total, perPage: page.perPage))\(page.totalIsEstimate ? "+" : "")",
+            count(page, "entry", "entries"),
+        ]
         if let next = page.nextPage {
             parts.append("next: " + listCommand(page: next, perPage: perPage, diaryID: diaryID))
         }
@@ -105,6 +108,11 @@ public enum DisplayFormat {
     /// "1 entry", "57 entries".
     public static func count(_ n: Int, _ singular: String, _ plural: String) -> String {
         "\(n) \(n == 1 ? singular : plural)"
+    }
+
+    /// "1 entry", "57 entries", or "10,000+ entries" when the page's total is an estimate.
+    public static func count(_ page: EntryPage, _ singular: String, _ plural: String) -> String {
+        "\(page.totalText) \(page.total == 1 && !page.totalIsEstimate ? singular : plural)"
     }
 
     /// Columns separated by two spaces, padded to the widest cell as a terminal measures it (CJK

@@ -58,7 +58,7 @@ extension DiaryCommand {
             }
             let style = globals.style
             var lines = DisplayFormat.searchRows(page.entries, highlight: style.color ? .bold : .brackets, style: style)
-            lines.append(DisplayFormat.count(page.total, "result", "results"))
+            lines.append(DisplayFormat.count(page, "result", "results"))
             Output.write(lines.joined(separator: "\n"))
         }
     }

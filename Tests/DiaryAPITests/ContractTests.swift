@@ -64,6 +64,22 @@ import Testing
         #expect(EntryPage(entries: [], page: 3, perPage: 20, total: 57).prevPage == 2)
         #expect(EntryPage(entries: [], page: 3, perPage: 20, total: 60).nextPage == nil)
     }
+
+    /// An estimated total is written only when it is one, read back as absent = exact, and a
+    /// next page follows the rows, not the bound.
+    @Test func anEstimatedTotal() throws {
+        let exact = String(decoding: try DiaryJSON.makeEncoder().encode(EntryPage(entries: [], page: 1, perPage: 20, total: 57)), as: UTF8.self)
+        #expect(!exact.contains("total_is_estimate"))
+        let estimate = EntryPage(entries: [], page: 500, perPage: 20, total: 10_000, totalIsEstimate: true, moreFollow: true)
+        let text = String(decoding: try DiaryJSON.makeEncoder().encode(estimate), as: UTF8.self)
+        #expect(text.contains(#""total":10000,"total_is_estimate":true"#), "\(text)")
+        #expect(try DiaryJSON.makeDecoder().decode(EntryPage.self, from: Data(text.utf8)) == estimate)
+        #expect(try DiaryJSON.makeDecoder().decode(EntryPage.self, from: Data(exact.utf8)).totalIsEstimate == false)
+        #expect(estimate.nextPage == 501 && estimate.totalText == "10,000+")
+        #expect(EntryPage(entries: [], page: 500, perPage: 20, total: 10_000, totalIsEstimate: true).nextPage == nil)
+        #expect(EntryPage(entries: [], page: 1, perPage: 20, total: 1_234_567).totalText == "1234567")
+        #expect(EntryPage.totalText(1_234_567, isEstimate: true) == "1,234,567+" && EntryPage.totalText(999, isEstimate: true) == "999+")
+    }
 }
 
 @Suite struct ValidationTests {

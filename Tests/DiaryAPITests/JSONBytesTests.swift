@@ -46,6 +46,9 @@ import Testing
                 try expectSame(EntryPage(entries: page == 1 ? entries : [], page: page, perPage: 20, total: total, nextCursor: cursor))
             }
         }
+        for more in [false, true] {
+            try expectSame(EntryPage(entries: entries, page: 3, perPage: 20, total: 10_000, totalIsEstimate: true, moreFollow: more))
+        }
     }
 
     @Test func diariesAndTheirList() throws {

@@ -33,6 +33,16 @@ import FoundationXML
         #expect(!text.contains("<script"))
     }
 
+    /// A search page says how many entries match, "10,000+" past the count's bound.
+    @Test func aSearchPageSaysHowManyMatch() {
+        let renderer = PageRenderer()
+        let subject = EntryListing.Subject.search(query: "coffee", problem: nil)
+        for (total, estimate, text) in [(1, false, "1 entry matches"), (57, false, "57 entries match"), (10_000, true, "10,000+ entries match")] {
+            let html = String(decoding: renderer.list(EntryListing(subject: subject, entries: [], total: total, totalIsEstimate: estimate)), as: UTF8.self)
+            #expect(html.contains("<p class=\"page-meta\">\(text)"), "\(html)")
+        }
+    }
+
     @Test func pagesEscapeEveryNameTitleAndTag() {
         let entry = Entry(
             id: 7, diaryID: 3, author: "<i>al</i>", title: "</title><script>x</script>", body: "ok", created: Self.date, updated: Self.date,

@@ -17,6 +17,19 @@ enum MarkedDialect: EntrySQLDialect {
     }
 }
 
+/// `MarkedDialect` with an index of matches to count through and a probe of one entry.
+enum ProbingDialect: EntrySQLDialect {
+    static let entryColumns = MarkedDialect.entryColumns
+    static let noRow = MarkedDialect.noRow
+    static func termConditions(_ search: TermSearch) -> [SQLFragment] { MarkedDialect.termConditions(search) }
+    static func indexMatch(_ search: TermSearch, viewerID: Int64?) -> SQLFragment? { MarkedDialect.indexMatch(search, viewerID: viewerID) }
+    static func rankedPage(_ search: TermSearch, conditions: [SQLFragment], viewerID: Int64?, window: SQLFragment) -> SQLFragment {
+        MarkedDialect.rankedPage(search, conditions: conditions, viewerID: viewerID, window: window)
+    }
+    static func matchingRows(_ search: TermSearch, viewerID: Int64?) -> SQLFragment? { "rows(\(search.indexed.joined(separator: " ")))" }
+    static func indexProbe(_ search: TermSearch, viewerID: Int64?) -> [SQLFragment]? { ["probe(\(search.indexed.joined(separator: " ")))"] }
+}
+
 @Suite struct EntryListSQLTests {
     func rendered(_ fragment: SQLFragment) -> (sql: String, values: [SQLValue]) { fragment.rendered { "$\($0)" } }
 
@@ -49,13 +62,46 @@ enum MarkedDialect: EntrySQLDialect {
         let sql = EntryListSQL(query, dialect: MarkedDialect.self)
         #expect(sql.ranked && sql.offset == 20)
         #expect(rendered(sql.page).sql == "RANKED e.visibility = 'public' AND term($1) AND term($2) LIMIT $3 OFFSET $4")
-        #expect(rendered(sql.count).sql == "SELECT count(*) FROM entries e WHERE e.visibility = 'public' AND term($1) AND term($2) AND match($3)")
-        #expect(rendered(sql.count).values == [.text("kyoto"), .text("ab"), .text("kyoto")])
+        #expect(rendered(sql.count).sql == """
+            SELECT count(*) FROM (SELECT 1 FROM entries e WHERE e.visibility = 'public' AND term($1) AND term($2) AND match($3) \
+            LIMIT $4) counted
+            """)
+        #expect(rendered(sql.count).values == [.text("kyoto"), .text("ab"), .text("kyoto"), .integer(Int64(EntryPage.countedMatches + 1))])
+        #expect(sql.walkingPage == nil, "no probe in this dialect")
     }
 
     @Test func aTermWithANulMatchesNothing() {
         let sql = EntryListSQL(EntryQuery(filter: EntryFilter(query: "a\u{0}b kyoto")), dialect: MarkedDialect.self)
-        #expect(rendered(sql.count).sql == "SELECT count(*) FROM entries e WHERE e.visibility = 'public' AND NEVER AND match($1)")
+        #expect(rendered(sql.count).sql == """
+            SELECT count(*) FROM (SELECT 1 FROM entries e WHERE e.visibility = 'public' AND NEVER AND match($1) LIMIT $2) counted
+            """)
+    }
+
+    /// A search counts up to its bound, walking the dialect's index of matches; past the
+    /// bound the total is an estimate, and the newest-first page walks entries and probes.
+    @Test func aSearchCountsUpToItsBoundAndWalksWhenMatchesAreMany() {
+        let query = EntryQuery(filter: EntryFilter(query: "kyoto", order: .newest))
+        let sql = EntryListSQL(query, dialect: ProbingDialect.self)
+        #expect(sql.countBound == EntryPage.countedMatches && !sql.ranked)
+        #expect(rendered(sql.count).sql == """
+            SELECT count(*) FROM (SELECT 1 FROM rows($1) m JOIN entries e ON e.entry_id = m.rowid \
+            WHERE e.visibility = 'public' AND term($2) LIMIT $3) counted
+            """)
+        let walk = rendered(sql.reading(totalIsEstimate: true).page).sql
+        #expect(walk == """
+            SELECT cols FROM entries e WHERE e.visibility = 'public' AND term($1) AND probe($2) \
+            ORDER BY e.created DESC, e.entry_id DESC LIMIT $3 OFFSET $4
+            """)
+        #expect(rendered(sql.reading(totalIsEstimate: false).page).sql.contains("match($2)"))
+        // Relevance order past the bound walks too, newest first, its positions seeks.
+        let ranked = EntryListSQL(EntryQuery(filter: EntryFilter(query: "kyoto"), position: .offset(40)), dialect: ProbingDialect.self)
+        let reading = ranked.reading(totalIsEstimate: true)
+        #expect(ranked.ranked && !reading.ranked && reading.offset == 40 && rendered(reading.page).sql.contains("probe($2)"))
+        #expect(ranked.reading(totalIsEstimate: false).ranked)
+        #expect(sql.total(counted: EntryPage.countedMatches) == (EntryPage.countedMatches, false))
+        #expect(sql.total(counted: EntryPage.countedMatches + 1) == (EntryPage.countedMatches, true))
+        let list = EntryListSQL(EntryQuery(filter: EntryFilter(tags: ["a"])), dialect: ProbingDialect.self)
+        #expect(list.countBound == nil && list.walkingPage == nil && list.total(counted: 50_000) == (50_000, false))
     }
 
     @Test func anExportBatchIsTheOwnersEntriesOrThePublicOnes() {

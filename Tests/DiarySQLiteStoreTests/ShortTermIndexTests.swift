@@ -1,0 +1,132 @@
+import DiaryAPI
+import DiaryStore
+import StoreTestSupport
+@testable import DiarySQLiteStore
+import Foundation
+import GRDB
+import Testing
+
+/// `entries_grams`, the index of one- and two-character terms, and the bounded count and
+/// walk of common terms, on SQLite.
+@Suite struct ShortTermIndexTests {
+    /// The index finds exactly what the scan it replaced found: every entry whose
+    /// `lower(title || ' ' || body)` (ASCII letters folded) holds the term, for every term of one
+    /// or two scalars of text mixing cases, scripts, accents and emoji.
+    @Test func theIndexFindsWhatTheScanFound() throws {
+        try withStore { store, clock in
+            let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
+            let alphabet = Array("aAbZz 京都紅葉雨でしé\u{301}😀.")
+            var random = Dice(seed: 25)
+            var texts: [String] = []
+            for _ in 0..<40 {
+                let title = String((0..<1 + random.next(4)).map { _ in alphabet[random.next(alphabet.count)] })
+                let body = String((0..<random.next(12)).map { _ in alphabet[random.next(alphabet.count)] })
+                _ = try store.createEntry(userID: alice.id, diaryID: nil, title: title, body: body)
+                texts.append(title + " " + body)
+                clock.advance(seconds: 60)
+            }
+            let scalars = Set(alphabet.flatMap(\.unicodeScalars)).map(String.init)
+            let terms = scalars + scalars.flatMap { first in scalars.map { first + $0 } }
+            // (A term the query language reads otherwise, such as a lone combining accent
+            // after nothing, is not a one-term search.)
+            for term in terms where EntryFilter(query: term).terms == [term] {
+                let found = try store.entries(EntryQuery(page: newestFirstPage, filter: EntryFilter(query: term), viewerID: alice.id)).page
+                let expected = texts.indices.reversed().filter { Self.asciiLowered(texts[$0]).contains(Self.asciiLowered(term)) }
+                #expect(found.entries.map { Int($0.id) - 1 } == expected, "\(term)")
+            }
+        }
+    }
+
+    /// The same texts at every run: a linear congruential sequence (Knuth's MMIX constants).
+    struct Dice {
+        var state: UInt64
+        init(seed: UInt64) { state = seed }
+        mutating func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+    }
+
+    /// `lower()` as SQLite has it, on scalars: only A-Z fold. (`contains` on the scalar views,
+    /// as `instr` compares, not on Characters, which would not find an accent on its own.)
+    static func asciiLowered(_ text: String) -> [Unicode.Scalar] {
+        text.unicodeScalars.map { ("A"..."Z").contains($0) ? Unicode.Scalar($0.value + 32)! : $0 }
+    }
+
+    /// Past `EntryPage.countedMatches` matches, a search says its total is an estimate; pages
+    /// still go on newest first to the last match, and a next page is there while rows are.
+    @Test func aCommonTermsTotalIsAnEstimateAndItsPagesGoOn() throws {
+        try withStore { store, _ in
+            let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
+            let diary = try store.createDiary(ownerID: alice.id, title: "many")
+            let count = EntryPage.countedMatches + 30
+            let start = Date(timeIntervalSince1970: 1_800_000_000)
+            try store.insertEntries((0..<count).map { index in
+                SeedEntry(diaryID: diary.id, title: "day \(index)", body: index == 7 ? "coffee zz rare" : "coffee zz", created: start + Double(index))
+            })
+            for query in ["coffee", "zz", "z", "coffee zz"] {
+                for order in [EntryOrder.newest, .relevance] {
+                    let page = try store.entries(EntryQuery(filter: EntryFilter(query: query, order: order))).page
+                    #expect(page.total == EntryPage.countedMatches && page.totalIsEstimate, "\(query) \(order)")
+                    #expect(page.entries.count == 20 && page.nextPage == 2)
+                    if order == .newest || query.count < 3 {
+                        #expect(page.entries.first?.title == "day \(count - 1)")
+                    }
+                }
+            }
+            let rare = try store.entries(EntryQuery(filter: EntryFilter(query: "rare"))).page
+            #expect(rare.total == 1 && !rare.totalIsEstimate && rare.entries.map(\.title) == ["day 7"])
+            // Page 501 (entries 10,001 to 10,020) and the last, 502, newest first.
+            let newest = EntryFilter(query: "coffee", order: .newest)
+            let deep = try store.entries(EntryQuery(page: PageRequest(page: 501, perPage: 20), filter: newest)).page
+            #expect(deep.entries.first?.title == "day 29" && deep.nextPage == 502 && deep.totalIsEstimate)
+            let last = try store.entries(EntryQuery(page: PageRequest(page: 502, perPage: 20), filter: newest)).page
+            #expect(last.entries.map(\.title) == (0..<10).reversed().map { "day \($0)" } && last.nextPage == nil)
+            // A list without terms keeps its exact total.
+            let all = try store.entries(EntryQuery(filter: EntryFilter(tags: []))).page
+            #expect(all.total == count && !all.totalIsEstimate)
+        }
+    }
+
+    /// A common term's newest-first page walks the ordered index and checks each entry
+    /// against the FTS5 index by id: no sort of every match.
+    @Test func aCommonTermsNewestPageWalksTheOrderedIndex() throws {
+        try withStore { store, _ in
+            for (query, viewerID) in [("coffee", nil), ("coffee", 1), ("zz", nil), ("zz coffee", 1 as Int64?)] {
+                let filter = EntryFilter(query: query, order: .newest)
+                let plan = try store.queryPlan(for: EntryQuery(filter: filter, viewerID: viewerID), walking: true)
+                #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
+                #expect(plan.contains { $0.contains("newest_first") }, "\(plan)")
+            }
+        }
+    }
+
+    /// A file of schema v2, with entries, gets `entries_grams` filled when today's store opens it.
+    @Test func aVersion2FileGetsItsShortTermIndex() throws {
+        try withTemporaryDirectory { directory in
+            do {
+                try SQLiteDiaryStore.createParentDirectory(of: directory.databasePath)
+                let queue = try DatabaseQueue(path: directory.databasePath)
+                try SQLiteDiaryStore.migrator.migrate(queue, upTo: "v2")
+                try queue.write { db in
+                    try db.execute(sql: """
+                        INSERT INTO users (name, token_hash, created) VALUES ('alice', ?, '2026-01-01T00:00:00Z');
+                        INSERT INTO diaries (user_id, title, created, updated) VALUES (1, 'Old', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z');
+                        INSERT INTO entries (diary_id, title, body, created, updated, visibility)
+                            VALUES (1, '京都', 'zz top', '2026-01-02T00:00:00Z', '2026-01-02T00:00:00Z', 'public'),
+                                   (1, 'secret', '紅葉', '2026-01-03T00:00:00Z', '2026-01-03T00:00:00Z', 'private');
+                        """, arguments: [String(repeating: "a", count: 64)])
+                }
+                try queue.close()
+            }
+            let store = try SQLiteDiaryStore(path: directory.databasePath)
+            #expect(try store.entries(EntryQuery(filter: EntryFilter(query: "京都"))).page.entries.map(\.title) == ["京都"])
+            #expect(try store.entries(EntryQuery(filter: EntryFilter(query: "ZZ"))).page.entries.map(\.title) == ["京都"])
+            #expect(try store.entries(EntryQuery(filter: EntryFilter(query: "紅葉"))).page.entries.isEmpty)
+            #expect(try store.entries(EntryQuery(filter: EntryFilter(query: "紅葉"), viewerID: 1)).page.entries.map(\.title) == ["secret"])
+            let check = try DatabaseCheck.check(path: directory.databasePath)
+            #expect(check.problems.isEmpty && check.summary?.schemaVersions == ["v1", "v2", "v3"], "\(check)")
+            try store.close()
+        }
+    }
+}
