@@ -73,7 +73,7 @@ extension BrowserState {
             let last = min(reader.top + listHeight, reader.lines.count)
             parts.append("lines \(reader.top + 1)–\(last) of \(reader.lines.count)")
         } else if !entries.isEmpty {
-            parts.append("\(selected + 1) of \(total)")
+            parts.append("\(selected + 1) of \(EntryPage.totalText(total, isEstimate: totalIsEstimate))")
         }
         if pending != nil { parts.append(hasLoaded && pending?.cursor == nil ? "reloading…" : "loading…") }
         let hints = reader != nil ? "Space page  q back  ? keys" : "Enter open  / search  ? keys  q quit"

@@ -33,6 +33,8 @@ public struct BrowserState {
 
     public private(set) var entries: [Entry] = []
     public private(set) var total = 0
+    /// The server counted up to its bound and stopped: `total` is "10,000+".
+    public private(set) var totalIsEstimate = false
     private var nextCursor: String?
     /// An answer for the current listing has arrived (the list may still be empty).
     public private(set) var hasLoaded = false
@@ -92,6 +94,7 @@ public struct BrowserState {
                 entries += page.entries
             }
             total = max(page.total, entries.count)
+            totalIsEstimate = page.totalIsEstimate
             nextCursor = page.entries.isEmpty ? nil : page.nextCursor
             hasLoaded = true
             message = nil
@@ -205,6 +208,7 @@ public struct BrowserState {
     private mutating func restart() -> [BrowserCommand] {
         entries = []
         total = 0
+        totalIsEstimate = false
         nextCursor = nil
         hasLoaded = false
         selected = 0

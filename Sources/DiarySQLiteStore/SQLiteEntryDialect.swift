@@ -45,12 +45,19 @@ enum SQLiteEntryDialect: EntrySQLDialect {
         }
         // The viewer's own unlisted and private matches first, newest first, then public ones
         // by relevance: ranked together, the order of the viewer's own would move with the
-        // words of everyone's private entries, which share their index.
+        // words of everyone's private entries, which share their index. Each half starts from
+        // its index's matches, so that a rare term reads its few matches, not every entry.
+        let listed = conditions.joined(separator: " AND ")
         return """
-            \(sql: SQLiteDiaryStore.entrySelectList) FROM entries e \(sql: SQLiteDiaryStore.entryJoins)
-            LEFT JOIN (SELECT rowid, bm25(entries_fts) AS score FROM entries_fts WHERE entries_fts MATCH \(match)) p ON p.rowid = e.entry_id
-            WHERE \(conditions.joined(separator: " AND ")) AND (p.rowid IS NOT NULL OR \(privateMatch(match)))
-            ORDER BY p.score IS NOT NULL, CASE WHEN p.score IS NULL THEN e.created END DESC, p.score, e.entry_id DESC \(window)
+            SELECT * FROM (
+            \(sql: SQLiteDiaryStore.entrySelectList), p.score AS score
+            FROM (SELECT rowid, bm25(entries_fts) AS score FROM entries_fts WHERE entries_fts MATCH \(match)) p
+            JOIN entries e ON e.entry_id = p.rowid \(sql: SQLiteDiaryStore.entryJoins) WHERE \(listed)
+            UNION ALL
+            \(sql: SQLiteDiaryStore.entrySelectList), NULL
+            FROM (SELECT rowid FROM entries_private_fts WHERE entries_private_fts MATCH \(match)) q
+            JOIN entries e ON e.entry_id = q.rowid \(sql: SQLiteDiaryStore.entryJoins) WHERE \(listed))
+            ORDER BY score IS NOT NULL, CASE WHEN score IS NULL THEN created END DESC, score, entry_id DESC \(window)
             """
     }
 

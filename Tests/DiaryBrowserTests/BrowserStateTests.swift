@@ -63,6 +63,16 @@ import Testing
         #expect(state.screen().last?.contains("50 of 50") == true)
     }
 
+    /// A search past the server's count bound says so, as the CLI and the pages do.
+    @Test func anEstimatedTotalIsShownWithAPlus() {
+        var state = BrowserState(listing: Listing(), sourceName: "http://diary.test", style: .plain, columns: 80, rows: 24)
+        guard case .load(let load) = state.start().first else { Issue.record("no first load"); return }
+        let page = EntryPage(entries: Self.entries(21...50), page: 1, perPage: 30, total: 10_000, nextCursor: "c2",
+                             totalIsEstimate: true, moreFollow: true)
+        _ = state.received(load, .success(page))
+        #expect(state.screen().last?.contains("1 of 10,000+") == true, "\(state.screen().last ?? "")")
+    }
+
     @Test func anAnswerToAnOlderListingIsDropped() {
         var (state, _) = loaded()
         guard case .load(let stale) = state.handle(.character("G")).first else { Issue.record("no fetch"); return }
