@@ -40,7 +40,9 @@ public struct InstrumentedResponder: HTTPResponder {
         guard let accessLog else { return response }
         var response = response
         let id = ids.next()
-        response.headers[.requestID] = id
+        // Appended, not set through the subscript, which first looks for the field to replace:
+        // the application never sends one of its own.
+        response.headers.append(HTTPField(name: .requestID, value: id))
         accessLog.record(request: request, response: response, id: id, duration: elapsed)
         return response
     }

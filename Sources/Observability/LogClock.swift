@@ -18,9 +18,10 @@ final class LogClock: Sendable {
             return cached.text
         }
         bytes.append(contentsOf: prefix)
-        var line = AccessLogLine()
-        line.appendDigits(now.tv_nsec / 1_000_000, width: 3)
-        bytes.append(contentsOf: line.bytes)
+        let milliseconds = now.tv_nsec / 1_000_000
+        bytes.append(UInt8(ascii: "0") + UInt8(milliseconds / 100))
+        bytes.append(UInt8(ascii: "0") + UInt8(milliseconds / 10 % 10))
+        bytes.append(UInt8(ascii: "0") + UInt8(milliseconds % 10))
         bytes.append(UInt8(ascii: "Z"))
     }
 

@@ -28,7 +28,7 @@ import Testing
         let ids = RequestIDs()
         let first = ids.next(), second = ids.next()
         #expect(first != second)
-        #expect(first.wholeMatch(of: /[0-9a-f]{8}-0{11}1/) != nil, "\(first)")
+        #expect(first.wholeMatch(of: /[0-9a-f]{6}-0{7}1/) != nil, "\(first)")
         #expect(second.hasSuffix("2"))
     }
 }
