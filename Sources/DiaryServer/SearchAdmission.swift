@@ -49,10 +49,24 @@ extension SearchAdmission {
     /// Whether `request` is a search: a GET or HEAD of an entry list (`/api/entries`,
     /// `/api/diaries/{id}/entries`) or of the search page with a `q` that is not blank.
     static func isSearch(_ request: Request) -> Bool {
-        guard request.method == .get || request.method == .head, let raw = request.rawQuery, raw.contains("q=") else { return false }
+        guard request.method == .get || request.method == .head, let raw = request.rawQuery, namesQ(raw) else { return false }
         let path = request.path
         let isList = path == "/api/entries" || path == "/search" || (path.hasPrefix("/api/diaries/") && path.hasSuffix("/entries"))
         guard isList, let items = request.queryItems() else { return false }
         return items.contains { $0.name == "q" && !$0.value.allSatisfy(\.isWhitespace) }
+    }
+
+    /// Whether the raw query has a parameter named `q` (`q=` at its start or after `&`), by
+    /// bytes: every request is asked, and `Substring.contains("q=")`, a search by Characters,
+    /// cost a cached read about 6,900 instructions (callgrind, `bench/profile list`).
+    static func namesQ(_ raw: Substring) -> Bool {
+        var atParameterStart = true
+        var afterQ = false
+        for byte in raw.utf8 {
+            if afterQ && byte == UInt8(ascii: "=") { return true }
+            afterQ = atParameterStart && byte == UInt8(ascii: "q")
+            atParameterStart = byte == UInt8(ascii: "&")
+        }
+        return false
     }
 }

@@ -150,7 +150,7 @@ import Testing
     @Test(arguments: [
         ("/api/entries?q=kyoto", true), ("/api/diaries/3/entries?q=kyoto&page=2", true), ("/search?q=kyoto", true),
         ("/api/entries?q=", false), ("/api/entries?q=+", false), ("/api/entries", false), ("/api/entries/1?q=x", false),
-        ("/search", false), ("/api/entries?tag=q", false), ("/api/entries?faq=x", false),
+        ("/search", false), ("/api/entries?tag=q", false), ("/api/entries?faq=x", false), ("/api/entries?page=2&q=kyoto", true),
     ])
     func searchesAreTheListsWithAQuery(target: String, isSearch: Bool) {
         #expect(SearchAdmission.isSearch(Request(method: .get, target: target)) == isSearch)
