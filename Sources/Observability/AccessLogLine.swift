@@ -71,16 +71,14 @@ struct AccessLogLine {
         bytes.append(contentsOf: text.utf8)
     }
 
-    /// `value` in exactly `width` decimal digits, zero-padded.
+    /// `value` in exactly `width` decimal digits (at most 18), zero-padded: appended from the
+    /// most significant digit, with no write back into the line.
     mutating func appendDigits(_ value: Int, width: Int) {
-        let start = bytes.count
-        bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: width))
-        var rest = value
-        var index = start + width - 1
-        while index >= start {
-            bytes[index] = UInt8(ascii: "0") + UInt8(rest % 10)
-            rest /= 10
-            index -= 1
+        var divisor = 1
+        for _ in 1..<max(width, 1) { divisor &*= 10 }
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value / divisor % 10))
+            divisor /= 10
         }
     }
 }

@@ -40,15 +40,8 @@ public struct InstrumentedResponder: HTTPResponder {
         guard let accessLog else { return response }
         var response = response
         let id = ids.next()
-        // Appended, not set through the subscript, which first looks for the field to replace:
-        // the application never sends one of its own.
-        response.headers.append(HTTPField(name: .requestID, value: id))
+        response.requestID = id
         accessLog.record(request: request, response: response, id: id, duration: elapsed)
         return response
     }
-}
-
-extension HTTPField.Name {
-    /// The request's id in the access log, on every answer while the log is on.
-    static let requestID = HTTPField.Name("X-Request-Id")!
 }
