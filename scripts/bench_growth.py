@@ -32,7 +32,7 @@ def search(query, **more):
 
 
 # (label, path). The words come from `diary-server seed`'s vocabulary: "coffee" is in about 97 %
-# of entries, "zanzibar" in about one in a thousand, 京都 in about one in seven, "zz" in none.
+# of entries, "zanzibar" in about one in a thousand, 京都 in about one in five, "zz" in none.
 KINDS = (
     ("list, page 1", "/api/entries"),
     ("list, page 450 (offset 9,000)", "/api/entries?page=450"),
