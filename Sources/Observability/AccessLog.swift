@@ -17,17 +17,19 @@ public final class AccessLog: Sendable {
 
     /// Logs one answer. `bytes` is left out for a streamed body, whose length is not known when it starts.
     public func record(request: Request, response: Response, id: String, duration: Duration) {
-        var line = AccessLogLine()
-        line.field("time", clock: clock)
-        line.field("method", request.method.rawValue)
-        line.field("route", response.route ?? RequestMetrics.unmatchedRoute)
-        line.field("status", response.status.code)
-        if response.stream == nil { line.field("bytes", response.body.count) }
-        line.field("duration", seconds: duration)
-        line.field("id", id)
-        line.field("client", request.clientAddress ?? "-")
-        line.end()
-        file.append(line.bytes)
+        file.append { pending in
+            var line = AccessLogLine(continuing: &pending)
+            line.field("time", clock: clock)
+            line.field("method", request.method.rawValue)
+            line.field("route", response.route ?? RequestMetrics.unmatchedRoute)
+            line.field("status", response.status.code)
+            if response.stream == nil { line.field("bytes", response.body.count) }
+            line.field("duration", seconds: duration)
+            line.field("id", id)
+            line.field("client", request.clientAddress ?? "-")
+            line.end()
+            line.finish(into: &pending)
+        }
     }
 
     /// Lines dropped because the disk fell behind.

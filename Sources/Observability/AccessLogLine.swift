@@ -15,9 +15,20 @@ import Synchronization
 /// server's own (or `unmatched`), the rest digits, hex, an IP address and fixed text.
 struct AccessLogLine {
     private(set) var bytes: [UInt8] = []
+    /// A field was written: the next one starts with a space.
+    private var hasField = false
 
-    init() {
-        bytes.reserveCapacity(192)
+    init() {}
+
+    /// A line written at the end of `buffer`, which it holds until `finish(into:)` gives it
+    /// back (swapped, never copied).
+    init(continuing buffer: inout [UInt8]) {
+        swap(&bytes, &buffer)
+    }
+
+    /// Gives the bytes back to the buffer the line continued.
+    mutating func finish(into buffer: inout [UInt8]) {
+        swap(&bytes, &buffer)
     }
 
     mutating func field(_ key: StaticString, _ value: String) {
@@ -51,7 +62,8 @@ struct AccessLogLine {
     }
 
     private mutating func start(_ key: StaticString) {
-        if !bytes.isEmpty { bytes.append(UInt8(ascii: " ")) }
+        if hasField { bytes.append(UInt8(ascii: " ")) }
+        hasField = true
         key.withUTF8Buffer { bytes.append(contentsOf: $0) }
         bytes.append(UInt8(ascii: "="))
     }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Lines appended in memory and written by a thread of its own, so that a worker answering a
-/// request never waits on the disk: appending copies bytes under a lock; the thread writes
+/// request never waits on the disk: a line is written into memory under a lock; the thread writes
 /// what has gathered every `flushInterval`, or sooner once `flushBytes` are waiting.
 /// `close()` writes everything appended before it returns: a clean shutdown loses nothing.
 /// If the disk stops taking bytes, at most `pendingLimit` wait; lines past that are dropped
@@ -47,13 +47,15 @@ public final class BufferedLogFile: @unchecked Sendable {
         condition.withLock { dropped }
     }
 
-    public func append(_ line: [UInt8]) {
+    /// Appends one line, which `build` writes straight onto the bytes waiting, under the lock:
+    /// no buffer of its own per line, which cost a cached read an allocation and a copy.
+    public func append(building build: (inout [UInt8]) -> Void) {
         condition.withLock {
-            guard !isClosing, pending.count + line.count <= Self.pendingLimit else {
+            guard !isClosing, pending.count < Self.pendingLimit else {
                 dropped += 1
                 return
             }
-            pending.append(contentsOf: line)
+            build(&pending)
             if pending.count >= Self.flushBytes { condition.signal() }
         }
     }
