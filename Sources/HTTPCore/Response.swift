@@ -14,7 +14,7 @@ public struct Response: Sendable {
     /// This answer's id in the access log, which the transport sends as `X-Request-Id` after
     /// `headers`. Apart from them because most answers to reads are kept answers whose headers
     /// are shared: adding a field copied them all, a tenth of a cached read (callgrind).
-    public var requestID: String?
+    public var requestID: RequestID?
 
     public var status: HTTPResponse.Status {
         get { head.status }

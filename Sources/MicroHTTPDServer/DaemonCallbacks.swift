@@ -200,8 +200,8 @@ enum DaemonCallbacks {
         if closing {
             _ = MHD_add_response_header(created, "Connection", "close")
         }
-        if let requestID = response.requestID {
-            _ = MHD_add_response_header(created, "X-Request-Id", requestID)
+        response.requestID?.withText { text in
+            text.withMemoryRebound(to: CChar.self) { _ = MHD_add_response_header(created, "X-Request-Id", $0.baseAddress) }
         }
         let status = (100...999).contains(response.status.code) ? response.status.code : 500
         return MHD_queue_response(connection, UInt32(status), created)

@@ -16,19 +16,19 @@ public final class AccessLog: Sendable {
     }
 
     /// Logs one answer. `bytes` is left out for a streamed body, whose length is not known when it starts.
-    public func record(request: Request, response: Response, id: String, duration: Duration) {
-        file.append { pending in
-            var line = AccessLogLine(continuing: &pending)
+    public func record(request: Request, response: Response, id: RequestID, microseconds: Int) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: AccessLogLine.capacity) { buffer in
+            var line = AccessLogLine(buffer)
             line.field("time", clock: clock)
             line.field("method", request.method.rawValue)
             line.field("route", response.route ?? RequestMetrics.unmatchedRoute)
             line.field("status", response.status.code)
             if response.stream == nil { line.field("bytes", response.body.count) }
-            line.field("duration", seconds: duration)
-            line.field("id", id)
+            line.field("duration", microseconds: microseconds)
+            id.withText { line.field("id", bytes: $0) }
             line.field("client", request.clientAddress ?? "-")
             line.end()
-            line.finish(into: &pending)
+            file.append { pending in pending.append(contentsOf: line.written) }
         }
     }
 

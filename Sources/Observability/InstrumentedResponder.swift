@@ -1,3 +1,4 @@
+import Glibc
 import HTTPCore
 import HTTPTypes
 
@@ -17,12 +18,12 @@ public struct InstrumentedResponder: HTTPResponder {
     }
 
     public func respond(to request: Request) -> Response {
-        let start = ContinuousClock.now
+        let start = Self.monotonicNanoseconds()
         return finish(wrapped.respond(to: request), for: request, since: start)
     }
 
     public func respond(to error: HTTPRequestError, request: Request) -> Response {
-        let start = ContinuousClock.now
+        let start = Self.monotonicNanoseconds()
         return finish(wrapped.respond(to: error, request: request), for: request, since: start)
     }
 
@@ -34,14 +35,23 @@ public struct InstrumentedResponder: HTTPResponder {
         wrapped.mayTakeLong(request)
     }
 
-    private func finish(_ response: Response, for request: Request, since start: ContinuousClock.Instant) -> Response {
-        let elapsed = ContinuousClock.now - start
-        metrics?.record(method: request.method, route: response.route, status: response.status.code, duration: elapsed)
+    private func finish(_ response: Response, for request: Request, since start: Int) -> Response {
+        let nanoseconds = Self.monotonicNanoseconds() - start
+        metrics?.record(method: request.method, route: response.route, status: response.status.code, duration: .nanoseconds(nanoseconds))
         guard let accessLog else { return response }
         var response = response
         let id = ids.next()
         response.requestID = id
-        accessLog.record(request: request, response: response, id: id, duration: elapsed)
+        accessLog.record(request: request, response: response, id: id, microseconds: nanoseconds / 1_000)
         return response
+    }
+
+    /// The monotonic clock in nanoseconds. Not `ContinuousClock.now` and a `Duration`: their
+    /// two readings and `Duration.components` cost a cached read ~700 instructions (callgrind),
+    /// a tenth of what the access log may add.
+    static func monotonicNanoseconds() -> Int {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return now.tv_sec * 1_000_000_000 + now.tv_nsec
     }
 }

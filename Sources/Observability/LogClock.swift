@@ -13,7 +13,7 @@ final class LogClock: Sendable {
 
     private let cached = Mutex(SecondsText(second: -1, text: []))
 
-    func appendNow(to bytes: inout [UInt8]) {
+    func appendNow(to line: inout AccessLogLine) {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         let second = now.tv_sec
@@ -23,24 +23,21 @@ final class LogClock: Sendable {
             }
             return cached.text
         }
-        bytes.append(contentsOf: prefix)
-        let milliseconds = now.tv_nsec / 1_000_000
-        bytes.append(UInt8(ascii: "0") + UInt8(milliseconds / 100))
-        bytes.append(UInt8(ascii: "0") + UInt8(milliseconds / 10 % 10))
-        bytes.append(UInt8(ascii: "0") + UInt8(milliseconds % 10))
-        bytes.append(UInt8(ascii: "Z"))
+        prefix.withUnsafeBufferPointer { line.append($0) }
+        line.appendDigits(now.tv_nsec / 1_000_000, width: 3)
+        line.put(UInt8(ascii: "Z"))
     }
 
     /// `2026-11-25T08:55:01.`
     static func secondsText(_ second: Int) -> [UInt8] {
         let time = CalendarTime(secondsSince1970: second)
-        var line = AccessLogLine()
-        line.appendDigits(time.year, width: 4)
-        for (separator, value) in [("-", time.month), ("-", time.day), ("T", time.hour), (":", time.minute), (":", time.second)] {
-            line.appendRaw(separator)
-            line.appendDigits(value, width: 2)
+        return AccessLogLine.bytes { line in
+            line.appendDigits(time.year, width: 4)
+            for (separator, value) in [("-", time.month), ("-", time.day), ("T", time.hour), (":", time.minute), (":", time.second)] {
+                line.appendRaw(separator)
+                line.appendDigits(value, width: 2)
+            }
+            line.appendRaw(".")
         }
-        line.appendRaw(".")
-        return line.bytes
     }
 }

@@ -6,27 +6,39 @@ import Testing
 /// The parts of the metrics and the access log that parse or format text.
 @Suite struct AccessLogLineTests {
     @Test func fieldsInOrderWithDigitsWrittenByHand() {
-        var line = AccessLogLine()
-        line.field("route", "/api/entries/{entry_id}")
-        line.field("status", 200)
-        line.field("bytes", 0)
-        line.field("duration", seconds: .microseconds(412))
-        line.field("slow", seconds: .milliseconds(2500))
-        line.end()
-        #expect(String(decoding: line.bytes, as: UTF8.self) == "route=/api/entries/{entry_id} status=200 bytes=0 duration=0.000412 slow=2.500000\n")
+        let bytes = AccessLogLine.bytes { line in
+            line.field("route", "/api/entries/{entry_id}")
+            line.field("status", 200)
+            line.field("bytes", 0)
+            line.field("big", 1_234_567_890)
+            line.field("duration", microseconds: 412)
+            line.field("slow", microseconds: 2_500_000)
+            line.end()
+        }
+        #expect(String(decoding: bytes, as: UTF8.self)
+            == "route=/api/entries/{entry_id} status=200 bytes=0 big=1234567890 duration=0.000412 slow=2.500000\n")
+    }
+
+    /// A line never outgrows its buffer: each text is cut at `longestValue` bytes.
+    @Test func longTextsAreCut() {
+        let long = String(repeating: "A", count: 5_000)
+        let bytes = AccessLogLine.bytes { line in
+            for _ in 0..<4 { line.field("method", long) }
+            line.end()
+        }
+        #expect(bytes.count == 4 * ("method=".count + AccessLogLine.longestValue) + 3 + 1)
     }
 
     @Test func timeIsUTCWithMilliseconds() {
         #expect(String(decoding: LogClock.secondsText(0), as: UTF8.self) == "1970-01-01T00:00:00.")
         #expect(String(decoding: LogClock.secondsText(1_795_337_701), as: UTF8.self) == "2026-11-22T08:55:01.")
-        var bytes: [UInt8] = []
-        LogClock().appendNow(to: &bytes)
+        let bytes = AccessLogLine.bytes { LogClock().appendNow(to: &$0) }
         #expect(String(decoding: bytes, as: UTF8.self).wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil)
     }
 
     @Test func requestIDsAreDistinctHex() {
         let ids = RequestIDs()
-        let first = ids.next(), second = ids.next()
+        let first = ids.next().text, second = ids.next().text
         #expect(first != second)
         #expect(first.wholeMatch(of: /[0-9a-f]{6}-0{7}1/) != nil, "\(first)")
         #expect(second.hasSuffix("2"))
