@@ -1,4 +1,5 @@
 import DiaryAPI
+import DiaryPages
 import HTTPCore
 
 /// What an uncached search passes before it reads the store: the rate limit of its client
@@ -49,12 +50,14 @@ extension SearchAdmission {
     /// Whether `request` is a search: a GET or HEAD of an entry list (`/api/entries`,
     /// `/api/diaries/{id}/entries`) or of the search page with a `q` that is not blank.
     static func isSearch(_ request: Request) -> Bool {
-        guard request.method == .get || request.method == .head, let raw = request.rawQuery, namesQ(raw) else { return false }
-        let path = request.path
-        let isList = path == "/api/entries" || path == "/search" || (path.hasPrefix("/api/diaries/") && path.hasSuffix("/entries"))
-        guard isList, let items = request.queryItems() else { return false }
+        guard request.method == .get || request.method == .head, let raw = request.rawQuery, namesQ(raw),
+              let segments = request.pathSegments(), searchedPaths.contains(where: { $0.match(segments) != nil }),
+              let items = request.queryItems() else { return false }
         return items.contains { $0.name == "q" && !$0.value.allSatisfy(\.isWhitespace) }
     }
+
+    /// The lists a `q` searches, as the contract and the pages define their paths.
+    static let searchedPaths = [ListEntries.path, ListDiaryEntries.path, SitePaths.Route.search]
 
     /// Whether the raw query has a parameter named `q` (`q=` at its start or after `&`), by
     /// bytes: every request is asked, and `Substring.contains("q=")`, a search by Characters,

@@ -28,7 +28,7 @@ public final class AccessLog: Sendable {
             id.withText { line.field("id", bytes: $0) }
             line.field("client", request.clientAddress ?? "-")
             line.end()
-            file.append { pending in pending.append(contentsOf: line.written) }
+            file.append(line.written)
         }
     }
 

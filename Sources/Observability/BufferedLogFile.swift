@@ -47,15 +47,14 @@ public final class BufferedLogFile: @unchecked Sendable {
         condition.withLock { dropped }
     }
 
-    /// Appends one line, which `build` writes straight onto the bytes waiting, under the lock:
-    /// no buffer of its own per line, which cost a cached read an allocation and a copy.
-    public func append(building build: (inout [UInt8]) -> Void) {
+    /// Appends one line (made by the caller, on its own stack) to the bytes waiting, under the lock.
+    public func append(_ line: UnsafeBufferPointer<UInt8>) {
         condition.withLock {
             guard !isClosing, pending.count < Self.pendingLimit else {
                 dropped += 1
                 return
             }
-            build(&pending)
+            pending.append(contentsOf: line)
             if pending.count >= Self.flushBytes { condition.signal() }
         }
     }
