@@ -76,18 +76,19 @@ public struct EntryListSQL: Sendable {
     /// True when nothing but the diary narrows the list: the diaries' counters, as the viewer
     /// sees them, are the total, and `count` need not run.
     public let countedByDiaries: Bool
-    /// The count, of a search up to `countBound + 1` rows: past the bound, the total is an
+    /// The count, of a filter up to `countBound + 1` rows: past the bound, the total is an
     /// estimate (`total(counted:)`).
     public let count: SQLFragment
-    /// The most a search's count counts (`EntryPage.countedMatches`); nil for a list without
-    /// terms, whose count is exact.
+    /// The most a filter's count counts (`EntryPage.countedMatches`); nil for a list the
+    /// diaries' counters count (`countedByDiaries`).
     public let countBound: Int?
-    /// The page: by relevance, or newest first with the index's matches gathered first, which
-    /// costs what the matches are (a rare term).
+    /// The page: by relevance, or newest first with the matches of the terms' index or the
+    /// tags' gathered first, which costs what the matches are (a rare term or tag).
     public let page: SQLFragment
     /// The newest-first page that walks entries newest first and checks each against the
-    /// index, which costs what the page is when most entries match (a common term); nil when
-    /// the list has no terms or the engine cannot check one entry.
+    /// terms' index and the tags, which costs what the page is when most entries match (a
+    /// common term or tag); nil for a list the diaries count, or with terms the engine cannot
+    /// check on one entry.
     public let walkingPage: SQLFragment?
     /// Where `walkingPage` starts: at the top after a seek, after the results of a position
     /// that a ranked page handed out, else at the requested page.
@@ -100,20 +101,27 @@ public struct EntryListSQL: Sendable {
         offset = Self.offset(query, limit: limit, ranked: ranked)
         let filter = query.filter
         countedByDiaries = filter.query == nil && filter.since == nil && filter.until == nil && filter.tags.isEmpty
-        let conditions = Self.conditions(query, search, Dialect.self)
-        var filtered = Self.filtered(conditions, search, viewerID: query.viewerID, Dialect.self)
-        let bound = filter.terms.isEmpty ? nil : EntryPage.countedMatches
+        let conditions = Self.conditions(query, search, tags: .gathered, Dialect.self)
+        let probed = Self.conditions(query, search, tags: .probed, Dialect.self)
+        let filtered = Self.filtered(conditions, search, viewerID: query.viewerID, Dialect.self)
+        // Without a kept count, every filter counts up to the bound, so that a tag on a third of
+        // a million entries costs what 10,000 cost.
+        let bound = countedByDiaries ? nil : EntryPage.countedMatches
         countBound = bound
-        count = Self.count(search, conditions: conditions, filtered: filtered, bound: bound, viewerID: query.viewerID, Dialect.self)
+        count = Self.count(search, probed: probed, filtered: filtered, bound: bound, viewerID: query.viewerID, Dialect.self)
         var seek: [SQLFragment] = []
         if case .after(let created, let id) = query.position {
             // A seek on the index (created DESC, entry_id DESC): page 5,000 costs what page 1 costs.
             seek.append("(e.created, e.entry_id) < (\(created), \(id))")
         }
         walkOffset = Self.offset(query, limit: limit, ranked: false, walking: true)
-        if !filter.terms.isEmpty, !search.matchesNothing, let probe = Dialect.indexProbe(search, viewerID: query.viewerID) {
-            let window: SQLFragment = "LIMIT \(limit + 1) OFFSET \(walkOffset)"
-            walkingPage = Self.newestFirst(conditions + probe + seek, window: window, Dialect.self)
+        let walkWindow: SQLFragment = "LIMIT \(limit + 1) OFFSET \(walkOffset)"
+        if countedByDiaries || search.matchesNothing {
+            walkingPage = nil
+        } else if filter.terms.isEmpty {
+            walkingPage = Self.newestFirst(probed + seek, window: walkWindow, Dialect.self)
+        } else if let probe = Dialect.indexProbe(search, viewerID: query.viewerID) {
+            walkingPage = Self.newestFirst(probed + probe + seek, window: walkWindow, Dialect.self)
         } else {
             walkingPage = nil
         }
@@ -131,19 +139,19 @@ public struct EntryListSQL: Sendable {
         "\(sql: Dialect.entryColumns) WHERE \(filtered.joined(separator: " AND ")) ORDER BY e.created DESC, e.entry_id DESC \(window)"
     }
 
-    /// The count of a list, exact without terms; with terms, of at most `bound + 1` matches,
-    /// walking the engine's index of them when it has one, so that a word in most entries
-    /// costs `bound` rows, not all of them.
+    /// The count of a list, exact without a bound; else of at most `bound + 1` entries,
+    /// walking the engine's index of the terms' matches when it has one (each tag then probed
+    /// by entry), so that a word in most entries costs `bound` rows, not all of them.
     static func count<Dialect: EntrySQLDialect>(
-        _ search: TermSearch, conditions: [SQLFragment], filtered: [SQLFragment], bound: Int?, viewerID: Int64?, _: Dialect.Type
+        _ search: TermSearch, probed: [SQLFragment], filtered: [SQLFragment], bound: Int?, viewerID: Int64?, _: Dialect.Type
     ) -> SQLFragment {
         guard let bound else { return "SELECT count(*) FROM entries e WHERE \(filtered.joined(separator: " AND "))" }
-        guard !search.matchesNothing, let rows = Dialect.matchingRows(search, viewerID: viewerID) else {
+        guard !search.matchesNothing, !search.terms.isEmpty, let rows = Dialect.matchingRows(search, viewerID: viewerID) else {
             return "SELECT count(*) FROM (SELECT 1 FROM entries e WHERE \(filtered.joined(separator: " AND ")) LIMIT \(bound + 1)) counted"
         }
         return """
             SELECT count(*) FROM (SELECT 1 FROM \(rows) m JOIN entries e ON e.entry_id = m.rowid \
-            WHERE \(conditions.joined(separator: " AND ")) LIMIT \(bound + 1)) counted
+            WHERE \(probed.joined(separator: " AND ")) LIMIT \(bound + 1)) counted
             """
     }
 
@@ -164,15 +172,29 @@ public struct EntryListSQL: Sendable {
         return (countBound, true)
     }
 
+    /// How a condition on a tag finds its entries.
+    enum TagMatch {
+        /// From the tag's index: the entries holding it lead, then sorted (a page of a few).
+        case gathered
+        /// A seek by entry in the tags' primary key: a walk newest first checks each entry,
+        /// and stops once its page is full, however many entries hold the tag.
+        case probed
+    }
+
     /// Who may list, the diary, the dates, the tags and the terms, each a condition on entries `e`.
-    static func conditions<Dialect: EntrySQLDialect>(_ query: EntryQuery, _ search: TermSearch, _: Dialect.Type) -> [SQLFragment] {
+    static func conditions<Dialect: EntrySQLDialect>(
+        _ query: EntryQuery, _ search: TermSearch, tags: TagMatch, _: Dialect.Type
+    ) -> [SQLFragment] {
         let filter = query.filter
         var conditions = [EntryAccess.listable(by: query.viewerID)]
         if let diaryID = query.diaryID { conditions.append("e.diary_id = \(diaryID)") }
         if let since = filter.since { conditions.append("e.created >= \(since)") }
         if let until = filter.until { conditions.append("e.created <= \(until)") }
         for tag in filter.tags {
-            conditions.append("e.entry_id IN (SELECT entry_id FROM entry_tags WHERE tag = \(tag))")
+            switch tags {
+            case .gathered: conditions.append("e.entry_id IN (SELECT entry_id FROM entry_tags WHERE tag = \(tag))")
+            case .probed: conditions.append("EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.entry_id AND t.tag = \(tag))")
+            }
         }
         if search.matchesNothing {
             conditions.append(SQLFragment(stringLiteral: Dialect.noRow))
@@ -197,7 +219,7 @@ public struct EntryListSQL: Sendable {
         _ query: EntryQuery, created: Date, id: Int64, dialect: Dialect.Type
     ) -> SQLFragment {
         let search = TermSearch(query.filter.terms, shortestIndexed: Dialect.shortestIndexedTerm)
-        var filtered = Self.filtered(Self.conditions(query, search, Dialect.self), search, viewerID: query.viewerID, Dialect.self)
+        var filtered = Self.filtered(Self.conditions(query, search, tags: .gathered, Dialect.self), search, viewerID: query.viewerID, Dialect.self)
         filtered.append("(e.created, e.entry_id) >= (\(created), \(id))")
         return "SELECT count(*) FROM entries e WHERE \(filtered.joined(separator: " AND "))"
     }

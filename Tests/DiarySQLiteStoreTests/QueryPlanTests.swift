@@ -32,4 +32,20 @@ import Testing
             }
         }
     }
+
+    /// A tag on many entries walks the newest-first index and probes each entry's tags by
+    /// primary key, so that its page stops once full; its count starts from the tag's index.
+    @Test func aTagWalksNewestFirstAndProbesItsEntries() throws {
+        try withStore { store, _ in
+            for viewerID: Int64? in [nil, 1] {
+                let query = EntryQuery(filter: EntryFilter(tags: ["daily"]), viewerID: viewerID)
+                let walk = try store.queryPlan(for: query, walking: true)
+                #expect(walk.contains { $0.hasPrefix("SCAN e USING INDEX") && $0.contains("newest_first") }, "\(walk)")
+                #expect(walk.contains { $0.contains("SEARCH t USING PRIMARY KEY (entry_id=? AND tag=?)") }, "\(walk)")
+                #expect(!walk.contains { $0.contains("TEMP B-TREE") }, "\(walk)")
+                let count = try store.queryPlan(for: query, count: true)
+                #expect(count.contains { $0.contains("entry_tags_by_tag (tag=?)") }, "\(count)")
+            }
+        }
+    }
 }

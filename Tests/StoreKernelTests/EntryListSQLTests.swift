@@ -100,8 +100,34 @@ enum ProbingDialect: EntrySQLDialect {
         #expect(ranked.reading(totalIsEstimate: false).ranked)
         #expect(sql.total(counted: EntryPage.countedMatches) == (EntryPage.countedMatches, false))
         #expect(sql.total(counted: EntryPage.countedMatches + 1) == (EntryPage.countedMatches, true))
-        let list = EntryListSQL(EntryQuery(filter: EntryFilter(tags: ["a"])), dialect: ProbingDialect.self)
-        #expect(list.countBound == nil && list.walkingPage == nil && list.total(counted: 50_000) == (50_000, false))
+        let list = EntryListSQL(EntryQuery(), dialect: ProbingDialect.self)
+        #expect(list.countedByDiaries && list.countBound == nil && list.walkingPage == nil)
+        #expect(list.total(counted: 50_000) == (50_000, false))
+    }
+
+    /// A tag has no kept count: it counts up to the bound from the tag's index, gathers its
+    /// entries for a page when they are few, and walks newest first, probing each entry's
+    /// tags, when they are many.
+    @Test func aTagCountsUpToItsBoundAndWalksWhenTaggedEntriesAreMany() {
+        let sql = EntryListSQL(EntryQuery(filter: EntryFilter(tags: ["daily"])), dialect: ProbingDialect.self)
+        #expect(!sql.countedByDiaries && sql.countBound == EntryPage.countedMatches)
+        #expect(rendered(sql.count).sql == """
+            SELECT count(*) FROM (SELECT 1 FROM entries e WHERE e.visibility = 'public' AND \
+            e.entry_id IN (SELECT entry_id FROM entry_tags WHERE tag = $1) LIMIT $2) counted
+            """)
+        #expect(rendered(sql.reading(totalIsEstimate: false).page).sql.contains("e.entry_id IN (SELECT entry_id FROM entry_tags WHERE tag = $1)"))
+        #expect(rendered(sql.reading(totalIsEstimate: true).page).sql == """
+            SELECT cols FROM entries e WHERE e.visibility = 'public' AND \
+            EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.entry_id AND t.tag = $1) \
+            ORDER BY e.created DESC, e.entry_id DESC LIMIT $2 OFFSET $3
+            """)
+        // With terms, the terms' index drives the count and each tag is probed.
+        let search = EntryListSQL(EntryQuery(filter: EntryFilter(query: "kyoto", tags: ["daily"])), dialect: ProbingDialect.self)
+        #expect(rendered(search.count).sql == """
+            SELECT count(*) FROM (SELECT 1 FROM rows($1) m JOIN entries e ON e.entry_id = m.rowid \
+            WHERE e.visibility = 'public' AND EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.entry_id AND t.tag = $2) \
+            AND term($3) LIMIT $4) counted
+            """)
     }
 
     @Test func anExportBatchIsTheOwnersEntriesOrThePublicOnes() {
