@@ -60,6 +60,8 @@ def parse_arguments():
     parser.add_argument("--growth", metavar="N,N,...",
                         help="instead of the table, time each kind of request (lists, filters, searches) uncached at "
                              "each of these sizes, on --database (e.g. 10000,100000,1000000)")
+    parser.add_argument("--growth-kinds", metavar="TEXT",
+                        help="with --growth: only the request kinds whose label contains TEXT (e.g. tag)")
     parser.add_argument("--seed-cache", metavar="DIR",
                         help="with --growth on SQLite: keep seeded files here and reuse them (1,000,000 entries take minutes)")
     arguments = parser.parse_args()

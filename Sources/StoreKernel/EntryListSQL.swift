@@ -108,7 +108,7 @@ public struct EntryListSQL: Sendable {
         // a million entries costs what 10,000 cost.
         let bound = countedByDiaries ? nil : EntryPage.countedMatches
         countBound = bound
-        count = Self.count(search, probed: probed, filtered: filtered, bound: bound, viewerID: query.viewerID, Dialect.self)
+        count = Self.count(query, search, filtered: filtered, bound: bound, Dialect.self)
         var seek: [SQLFragment] = []
         if case .after(let created, let id) = query.position {
             // A seek on the index (created DESC, entry_id DESC): page 5,000 costs what page 1 costs.
@@ -140,19 +140,32 @@ public struct EntryListSQL: Sendable {
     }
 
     /// The count of a list, exact without a bound; else of at most `bound + 1` entries,
-    /// walking the engine's index of the terms' matches when it has one (each tag then probed
-    /// by entry), so that a word in most entries costs `bound` rows, not all of them.
+    /// walking an index of the matches: the engine's of the terms (each tag then probed by
+    /// entry), else the first tag's, so that a word or a tag in most entries costs `bound`
+    /// rows, not all of them.
     static func count<Dialect: EntrySQLDialect>(
-        _ search: TermSearch, probed: [SQLFragment], filtered: [SQLFragment], bound: Int?, viewerID: Int64?, _: Dialect.Type
+        _ query: EntryQuery, _ search: TermSearch, filtered: [SQLFragment], bound: Int?, _: Dialect.Type
     ) -> SQLFragment {
         guard let bound else { return "SELECT count(*) FROM entries e WHERE \(filtered.joined(separator: " AND "))" }
-        guard !search.matchesNothing, !search.terms.isEmpty, let rows = Dialect.matchingRows(search, viewerID: viewerID) else {
-            return "SELECT count(*) FROM (SELECT 1 FROM entries e WHERE \(filtered.joined(separator: " AND ")) LIMIT \(bound + 1)) counted"
+        let window: SQLFragment = "LIMIT \(bound + 1)"
+        if !search.matchesNothing, !search.terms.isEmpty, let rows = Dialect.matchingRows(search, viewerID: query.viewerID) {
+            let probed = conditions(query, search, tags: .probed, Dialect.self)
+            return """
+                SELECT count(*) FROM (SELECT 1 FROM \(rows) m JOIN entries e ON e.entry_id = m.rowid \
+                WHERE \(probed.joined(separator: " AND ")) \(window)) counted
+                """
         }
-        return """
-            SELECT count(*) FROM (SELECT 1 FROM \(rows) m JOIN entries e ON e.entry_id = m.rowid \
-            WHERE \(probed.joined(separator: " AND ")) LIMIT \(bound + 1)) counted
-            """
+        if let tag = query.filter.tags.first {
+            // Joined, not `IN (SELECT …)`, which SQLite would first build into a list of every
+            // entry holding the tag (44 ms for a tag on 317,000 entries, whatever the bound).
+            var probed = conditions(query, search, tags: .probed, leavingOutTag: tag, Dialect.self)
+            if let match = Dialect.indexMatch(search, viewerID: query.viewerID) { probed.append(match) }
+            return """
+                SELECT count(*) FROM (SELECT 1 FROM entry_tags m JOIN entries e ON e.entry_id = m.entry_id \
+                WHERE m.tag = \(tag) AND \(probed.joined(separator: " AND ")) \(window)) counted
+                """
+        }
+        return "SELECT count(*) FROM (SELECT 1 FROM entries e WHERE \(filtered.joined(separator: " AND ")) \(window)) counted"
     }
 
     /// The page to read once the count is known, with how its positions go on: when the count
@@ -181,16 +194,17 @@ public struct EntryListSQL: Sendable {
         case probed
     }
 
-    /// Who may list, the diary, the dates, the tags and the terms, each a condition on entries `e`.
+    /// Who may list, the diary, the dates, the tags and the terms, each a condition on entries
+    /// `e`; without `ledTag`, which the statement's driving table finds.
     static func conditions<Dialect: EntrySQLDialect>(
-        _ query: EntryQuery, _ search: TermSearch, tags: TagMatch, _: Dialect.Type
+        _ query: EntryQuery, _ search: TermSearch, tags: TagMatch, leavingOutTag ledTag: String? = nil, _: Dialect.Type
     ) -> [SQLFragment] {
         let filter = query.filter
         var conditions = [EntryAccess.listable(by: query.viewerID)]
         if let diaryID = query.diaryID { conditions.append("e.diary_id = \(diaryID)") }
         if let since = filter.since { conditions.append("e.created >= \(since)") }
         if let until = filter.until { conditions.append("e.created <= \(until)") }
-        for tag in filter.tags {
+        for tag in filter.tags where tag != ledTag {
             switch tags {
             case .gathered: conditions.append("e.entry_id IN (SELECT entry_id FROM entry_tags WHERE tag = \(tag))")
             case .probed: conditions.append("EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.entry_id AND t.tag = \(tag))")

@@ -112,8 +112,14 @@ enum ProbingDialect: EntrySQLDialect {
         let sql = EntryListSQL(EntryQuery(filter: EntryFilter(tags: ["daily"])), dialect: ProbingDialect.self)
         #expect(!sql.countedByDiaries && sql.countBound == EntryPage.countedMatches)
         #expect(rendered(sql.count).sql == """
-            SELECT count(*) FROM (SELECT 1 FROM entries e WHERE e.visibility = 'public' AND \
-            e.entry_id IN (SELECT entry_id FROM entry_tags WHERE tag = $1) LIMIT $2) counted
+            SELECT count(*) FROM (SELECT 1 FROM entry_tags m JOIN entries e ON e.entry_id = m.entry_id \
+            WHERE m.tag = $1 AND e.visibility = 'public' LIMIT $2) counted
+            """)
+        let two = EntryListSQL(EntryQuery(filter: EntryFilter(tags: ["daily", "tea"])), dialect: ProbingDialect.self)
+        #expect(rendered(two.count).sql == """
+            SELECT count(*) FROM (SELECT 1 FROM entry_tags m JOIN entries e ON e.entry_id = m.entry_id \
+            WHERE m.tag = $1 AND e.visibility = 'public' \
+            AND EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.entry_id AND t.tag = $2) LIMIT $3) counted
             """)
         #expect(rendered(sql.reading(totalIsEstimate: false).page).sql.contains("e.entry_id IN (SELECT entry_id FROM entry_tags WHERE tag = $1)"))
         #expect(rendered(sql.reading(totalIsEstimate: true).page).sql == """
