@@ -88,8 +88,8 @@ import Testing
         }
     }
 
-    /// A common term's newest-first page walks the ordered index and checks each entry
-    /// against the FTS5 index by id: no sort of every match.
+    /// A common term's newest-first page walks the ordered index and checks each entry (by id
+    /// in the trigram index, or in its text for a short term): no sort of every match.
     @Test func aCommonTermsNewestPageWalksTheOrderedIndex() throws {
         try withStore { store, _ in
             for (query, viewerID) in [("coffee", nil), ("coffee", 1), ("zz", nil), ("zz coffee", 1 as Int64?)] {
