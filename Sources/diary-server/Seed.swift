@@ -35,7 +35,9 @@ struct Seed: ParsableCommand {
 
     func run() throws {
         do {
-            let store = try database.openStore()
+            // A bulk write, not a request: a batch may take longer than a request's time limit
+            // (2,000 entries took over 4.5 s on a loaded machine, and PostgreSQL stopped them).
+            let store = try database.openStore(timeout: PostgresDiaryStore.maintenanceTimeout)
             guard try store.diaries(viewerID: nil).isEmpty else {
                 throw ValidationError("seed writes into a new database only; \(database.displayName) has diaries.")
             }
