@@ -33,7 +33,7 @@ public struct BrowserState {
 
     public private(set) var entries: [Entry] = []
     public private(set) var total = 0
-    /// The server counted up to its bound and stopped: `total` is "10,000+".
+    /// The server counted up to its bound and stopped: `total` is "1,000+".
     public private(set) var totalIsEstimate = false
     private var nextCursor: String?
     /// An answer for the current listing has arrived (the list may still be empty).

@@ -18,7 +18,7 @@ public struct EntryListing: Sendable {
     public var diaryTitles: [Int64: String]
     /// How many entries the list holds in all.
     public var total: Int
-    /// True when `total` is a search's bound and more entries match ("10,000+ entries match").
+    /// True when `total` is a search's bound and more entries match ("1,000+ entries match").
     public var totalIsEstimate: Bool
     /// The page of newer entries, nil on the first page.
     public var newerPath: String?

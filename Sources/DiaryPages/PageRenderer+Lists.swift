@@ -63,7 +63,7 @@ extension PageRenderer {
         total == 1 ? "1 entry" : "\(total) entries"
     }
 
-    /// "1 entry matches", "57 entries match", or "10,000+ entries match" past the count's bound.
+    /// "1 entry matches", "57 entries match", or "1,000+ entries match" past the count's bound.
     static func matchCount(_ listing: EntryListing) -> String {
         guard listing.totalIsEstimate else { return listing.total == 1 ? "1 entry matches" : "\(listing.total) entries match" }
         return "\(EntryPage.totalText(listing.total, isEstimate: true)) entries match"

@@ -110,7 +110,7 @@ public enum DisplayFormat {
         "\(n) \(n == 1 ? singular : plural)"
     }
 
-    /// "1 entry", "57 entries", or "10,000+ entries" when the page's total is an estimate.
+    /// "1 entry", "57 entries", or "1,000+ entries" when the page's total is an estimate.
     public static func count(_ page: EntryPage, _ singular: String, _ plural: String) -> String {
         "\(page.totalText) \(page.total == 1 && !page.totalIsEstimate ? singular : plural)"
     }

@@ -76,11 +76,13 @@ import Testing
             }
             let rare = try store.entries(EntryQuery(filter: EntryFilter(query: "rare"))).page
             #expect(rare.total == 1 && !rare.totalIsEstimate && rare.entries.map(\.title) == ["day 7"])
-            // Page 501 (entries 10,001 to 10,020) and the last, 502, newest first.
+            // The page past the bound (its first entry is the bound's + 1) and the last one, of
+            // 10 entries, newest first.
             let newest = EntryFilter(query: "coffee", order: .newest)
-            let deep = try store.entries(EntryQuery(page: PageRequest(page: 501, perPage: 20), filter: newest)).page
-            #expect(deep.entries.first?.title == "day 29" && deep.nextPage == 502 && deep.totalIsEstimate)
-            let last = try store.entries(EntryQuery(page: PageRequest(page: 502, perPage: 20), filter: newest)).page
+            let pastBound = EntryPage.countedMatches / 20 + 1
+            let deep = try store.entries(EntryQuery(page: PageRequest(page: pastBound, perPage: 20), filter: newest)).page
+            #expect(deep.entries.first?.title == "day 29" && deep.nextPage == pastBound + 1 && deep.totalIsEstimate)
+            let last = try store.entries(EntryQuery(page: PageRequest(page: pastBound + 1, perPage: 20), filter: newest)).page
             #expect(last.entries.map(\.title) == (0..<10).reversed().map { "day \($0)" } && last.nextPage == nil)
             // A list without terms keeps its exact total.
             let all = try store.entries(EntryQuery(filter: EntryFilter(tags: []))).page
