@@ -90,6 +90,27 @@ import Testing
         }
     }
 
+    /// A walk checks a term in the entry's text first and probes the trigram index only when
+    /// the text does not hold it with ASCII letters folded: letters only the tokenizer folds
+    /// (ÉCOLE for école) are still found, so the walk finds what the index finds.
+    @Test func aWalkFindsWhatTheTrigramIndexFinds() throws {
+        try withStore { store, _ in
+            let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
+            let diary = try store.createDiary(ownerID: alice.id, title: "many")
+            let count = EntryPage.countedMatches + 30
+            let start = Date(timeIntervalSince1970: 1_800_000_000)
+            try store.insertEntries((0..<count).map { index in
+                let word = index % 3 == 0 ? "ÉCOLE" : index % 3 == 1 ? "École" : "école"
+                return SeedEntry(diaryID: diary.id, title: "day \(index)", body: "to the \(word) again", created: start + Double(index))
+            })
+            for viewerID in [nil, alice.id] {
+                let page = try store.entries(EntryQuery(filter: EntryFilter(query: "école", order: .newest), viewerID: viewerID)).page
+                #expect(page.totalIsEstimate)
+                #expect(page.entries.map(\.title) == (count - 20..<count).reversed().map { "day \($0)" })
+            }
+        }
+    }
+
     /// A common term's newest-first page walks the ordered index and checks each entry (by id
     /// in the trigram index, or in its text for a short term): no sort of every match.
     @Test func aCommonTermsNewestPageWalksTheOrderedIndex() throws {
