@@ -90,6 +90,9 @@ extension DiaryApplication {
             Reply(HealthStatus(status: "ok"))
         }
         router.add(GetReadiness.self, authenticator: auth) { _, _ throws(Problem) in try h.readiness() }
+
+        // Named tokens (issue 23)
+        addTokenRoutes(to: &router, handlers: h, authenticator: auth)
         router.add(OpenAPIDocument.route)
     }
 }

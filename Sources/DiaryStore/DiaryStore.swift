@@ -35,6 +35,22 @@ public protocol DiaryStore: Sendable {
     /// The user holding the token, or nil.
     func user(tokenHash: TokenHash) throws(StoreError) -> User?
 
+    // MARK: Named tokens
+
+    /// Who holds the token, the main one or a named one, and its scope; nil for a token nobody
+    /// holds (a revoked one included, from the moment `revokeToken` returned). Records a named
+    /// token's use at `time`, cut to the minute (`TokenUse`), when the stored minute is older:
+    /// at most one write per token per minute, and one that does not move `dataVersion()`
+    /// where the engine can keep it still (no kept answer shows when a token was used).
+    func tokenHolder(tokenHash: TokenHash, at time: Date) throws(StoreError) -> TokenHolder?
+    /// Adds a named token of `userID` (stored by its hash only). `.notFound` for no such user.
+    func createToken(userID: Int64, name: String, scope: TokenScope, tokenHash: TokenHash) throws(StoreError) -> NamedToken
+    /// The user's named tokens, oldest first.
+    func tokens(userID: Int64) throws(StoreError) -> [NamedToken]
+    /// Deletes the user's named token: it fails from the moment this returns. `.notFound` for
+    /// an unknown id or another user's (a 403 would tell that it exists).
+    func revokeToken(id: Int64, userID: Int64) throws(StoreError)
+
     // MARK: Diaries
 
     /// Every diary, as `viewerID` sees it: `entryCount` and `updated` count the viewer's own
@@ -359,6 +375,8 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case userName(String)
         /// A token hash that another user holds (only in a race: tokens are random).
         case token
+        /// A named token, by its id.
+        case namedToken(Int64)
         case idempotencyKey
         /// An imported entry that names another author.
         case entryByAuthor(Int64, author: String)
@@ -376,6 +394,7 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             case .user(let id): "user \(id)"
             case .userName(let name): "user \(name)"
             case .token: "token"
+            case .namedToken(let id): "token \(id)"
             case .idempotencyKey: "this idempotency key"
             case .entryByAuthor(let id, let author): "entry \(id), written by \(author.prefix(40)),"
             case .createdByKey(let created): "\(created), which this idempotency key created,"

@@ -39,6 +39,26 @@ final class CountingStore: DiaryStore {
         return try wrapped.user(tokenHash: tokenHash)
     }
 
+    func tokenHolder(tokenHash: TokenHash, at time: Date) throws(StoreError) -> TokenHolder? {
+        count("tokenHolder")
+        return try wrapped.tokenHolder(tokenHash: tokenHash, at: time)
+    }
+
+    func createToken(userID: Int64, name: String, scope: TokenScope, tokenHash: TokenHash) throws(StoreError) -> NamedToken {
+        count("createToken")
+        return try wrapped.createToken(userID: userID, name: name, scope: scope, tokenHash: tokenHash)
+    }
+
+    func tokens(userID: Int64) throws(StoreError) -> [NamedToken] {
+        count("tokens")
+        return try wrapped.tokens(userID: userID)
+    }
+
+    func revokeToken(id: Int64, userID: Int64) throws(StoreError) {
+        count("revokeToken")
+        try wrapped.revokeToken(id: id, userID: userID)
+    }
+
     func diaries(viewerID: Int64?) throws(StoreError) -> [Diary] {
         count("diaries")
         return try wrapped.diaries(viewerID: viewerID)
