@@ -1,4 +1,4 @@
--- The Diary database on PostgreSQL, version 7: named tokens with scopes (issue 23).
+-- The Diary database on PostgreSQL, version 7: named tokens with scopes, and drafts (issue 23).
 --
 -- (Versions 5 and 6 are other branches' media and change feed; the migration list allows the gap.)
 --
@@ -18,3 +18,10 @@ CREATE TABLE IF NOT EXISTS api_tokens (
 );
 
 CREATE INDEX IF NOT EXISTS api_tokens_by_user ON api_tokens (user_id, token_id);
+
+-- Drafts (issue 23): a draft is stored as a private entry, so that every rule, index and count
+-- that keeps a private entry from others keeps a draft from them too (EntryDraft in
+-- StoreKernel). `draft_visibility` is the visibility it takes once published; NULL for an entry
+-- that is not a draft. Adding a nullable column without a default rewrites no row.
+ALTER TABLE entries ADD COLUMN IF NOT EXISTS draft_visibility text
+    CHECK (draft_visibility IS NULL OR (draft_visibility IN ('public', 'unlisted', 'private') AND visibility = 'private'));

@@ -1,4 +1,4 @@
--- The Diary database, version 6: named tokens with scopes (issue 23).
+-- The Diary database, version 6: named tokens with scopes, and drafts (issue 23).
 --
 -- Applied by SQLiteDiaryStore's migration "v6". ("v4" and "v5" are other branches' media and
 -- change feed; GRDB's named migrations allow the gap.)
@@ -18,3 +18,10 @@ CREATE TABLE api_tokens (
 );
 
 CREATE INDEX api_tokens_by_user ON api_tokens (user_id, token_id);
+
+-- Drafts (issue 23): a draft is stored as a private entry, so that every rule, index, trigger
+-- and count that keeps a private entry from others keeps a draft from them too (EntryDraft in
+-- StoreKernel). `draft_visibility` is the visibility it takes once published; NULL for an entry
+-- that is not a draft. Only its owner's answers read it.
+ALTER TABLE entries ADD COLUMN draft_visibility TEXT
+    CHECK (draft_visibility IS NULL OR (draft_visibility IN ('public', 'unlisted', 'private') AND visibility = 'private'));

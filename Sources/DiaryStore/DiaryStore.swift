@@ -88,10 +88,11 @@ public protocol DiaryStore: Sendable {
     /// Throws `.notFound` for an unknown diary and `.forbidden` for someone else's. With a key
     /// seen before, answers the entry that key created instead (`.keyReused` for another request).
     /// `tags` are stored as given (normalised by the caller); `created` back-dates the entry (nil:
-    /// now); `visibility` nil takes the diary's default.
+    /// now); `visibility` nil takes the diary's default. A `draft` is its owner's alone, as a
+    /// private entry, until published (`EntryDraft` in StoreKernel).
     func createEntry(
         userID: Int64, diaryID: Int64?, title: String, body: String, tags: [String], created: Date?, visibility: Visibility?,
-        idempotency: IdempotencyKey?
+        draft: Bool, idempotency: IdempotencyKey?
     ) throws(StoreError) -> Created<Entry>
     /// Applies `changes`, if `precondition` holds for the entry as stored (`.preconditionFailed`
     /// otherwise). Throws `.forbidden` for another user's entry, and `.notFound` for an unknown
@@ -176,15 +177,21 @@ public struct EntryChanges: Sendable, Equatable {
     /// Replaces every tag (normalised by the caller).
     public var tags: [String]?
     public var visibility: Visibility?
-    /// Moves the entry's date; nil keeps it, whatever else changes.
+    /// Moves the entry's date; nil keeps it, whatever else changes, except that publishing a
+    /// draft dates it now.
     public var created: Date?
+    /// False publishes a draft, true makes the entry one; nil leaves it as it is.
+    public var draft: Bool?
 
-    public init(title: String? = nil, body: String? = nil, tags: [String]? = nil, visibility: Visibility? = nil, created: Date? = nil) {
+    public init(
+        title: String? = nil, body: String? = nil, tags: [String]? = nil, visibility: Visibility? = nil, created: Date? = nil, draft: Bool? = nil
+    ) {
         self.title = title
         self.body = body
         self.tags = tags
         self.visibility = visibility
         self.created = created
+        self.draft = draft
     }
 }
 
@@ -267,10 +274,11 @@ extension DiaryStore {
 
     public func createEntry(
         userID: Int64, diaryID: Int64?, title: String, body: String, tags: [String] = [], created: Date? = nil,
-        visibility: Visibility? = nil
+        visibility: Visibility? = nil, draft: Bool = false
     ) throws(StoreError) -> Entry {
         try createEntry(
-            userID: userID, diaryID: diaryID, title: title, body: body, tags: tags, created: created, visibility: visibility, idempotency: nil
+            userID: userID, diaryID: diaryID, title: title, body: body, tags: tags, created: created, visibility: visibility, draft: draft,
+            idempotency: nil
         ).value
     }
 

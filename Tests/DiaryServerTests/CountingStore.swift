@@ -101,12 +101,12 @@ final class CountingStore: DiaryStore {
 
     func createEntry(
         userID: Int64, diaryID: Int64?, title: String, body: String, tags: [String], created: Date?, visibility: Visibility?,
-        idempotency: IdempotencyKey?
+        draft: Bool, idempotency: IdempotencyKey?
     ) throws(StoreError) -> Created<Entry> {
         count("createEntry")
         return try wrapped.createEntry(
             userID: userID, diaryID: diaryID, title: title, body: body, tags: tags, created: created, visibility: visibility,
-            idempotency: idempotency
+            draft: draft, idempotency: idempotency
         )
     }
 

@@ -313,6 +313,10 @@ enum ExportLines {
             ("PUT", "/api/entries/10", #"{"title":"replaced","body":"kyoto river","tags":["japan"],"visibility":"unlisted"}"#),
             ("DELETE", "/api/entries/8", nil),
             ("POST", "/api/entries?visibility=unlisted", nil),
+            // Drafts, meant to be public once published: as private as a private entry until then.
+            ("POST", "/api/entries", #"{"title":"draft kyoto","body":"kyoto kyoto draft","tags":["travel","japan"],"visibility":"public","draft":true}"#),
+            ("POST", "/api/entries", #"{"title":"unlisted draft","body":"kyoto","diary_id":\#(aliceDiary.id),"visibility":"unlisted","draft":true}"#),
+            ("PATCH", "/api/entries/4", #"{"draft":true,"visibility":"public","tags":["travel"]}"#),
         ] {
             let answer = json == nil && method == "POST"
                 ? mixed.request(method, target, token: alice, contentType: "text/plain", body: Array("Unlisted note\n\nkyoto".utf8))
@@ -343,6 +347,7 @@ enum ExportLines {
         let ownPlain = try plain.request("GET", "/api/entries?per_page=100", token: alice).decoded(EntryPage.self)
         #expect(own.total > ownPlain.total)
         #expect(own.entries.contains { $0.visibility == .private } && own.entries.contains { $0.visibility == .unlisted })
+        #expect(own.entries.filter(\.draft).count == 3)
     }
 
     /// Every read an anonymous reader can make of this data: lists with every kind of filter,
