@@ -23,6 +23,9 @@ public protocol APIEndpoint: Sendable {
     static var access: Access { get }
     /// The status of a successful answer: 200, 201 for a creation, 204 with no body.
     static var successStatus: Int { get }
+    /// The scope a token must have to call it (`TokenScope`): `read` for a GET, `write` for
+    /// anything else, unless the endpoint says more (managing tokens needs `write`).
+    static var requiredScope: TokenScope { get }
 
     /// The values of the `{name}` parts of `path`.
     var pathParameters: [String: String] { get }
@@ -36,6 +39,7 @@ public protocol APIEndpoint: Sendable {
 extension APIEndpoint {
     public static var access: Access { .open }
     public static var successStatus: Int { 200 }
+    public static var requiredScope: TokenScope { method == .get || method == .head ? .read : .write }
     public var pathParameters: [String: String] { [:] }
     public var query: [URLQueryItem] { [] }
     public var body: Body? { nil }

@@ -113,6 +113,9 @@ extension Entry: JSONWritable {
         json.key(CodingKeys.body); json.string(body)
         json.key(CodingKeys.created); json.date(created)
         json.key(CodingKeys.diaryID); json.integer(diaryID)
+        if draft {
+            json.key(CodingKeys.draft); json.bool(true)
+        }
         json.key(CodingKeys.id); json.integer(id)
         if let snippet {
             json.key(CodingKeys.snippet); json.string(snippet)

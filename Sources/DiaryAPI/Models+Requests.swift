@@ -12,11 +12,14 @@ public struct NewEntry: Codable, Sendable, Equatable {
     public var tags: [String]?
     /// Back-dates the entry (`updated` is still now); nil means now.
     public var created: Date?
-    /// Who may read it; nil means the diary's `default_visibility`.
+    /// Who may read it; nil means the diary's `default_visibility`. For a draft, once published.
     public var visibility: VisibilityField?
+    /// True: a draft, its owner's alone until published; nil or false: published now.
+    public var draft: Bool?
 
     public init(
-        title: String, body: String, diaryID: Int64? = nil, tags: [String]? = nil, created: Date? = nil, visibility: Visibility? = nil
+        title: String, body: String, diaryID: Int64? = nil, tags: [String]? = nil, created: Date? = nil, visibility: Visibility? = nil,
+        draft: Bool? = nil
     ) {
         self.title = title
         self.body = body
@@ -24,10 +27,11 @@ public struct NewEntry: Codable, Sendable, Equatable {
         self.tags = tags
         self.created = created
         self.visibility = visibility.map(VisibilityField.init)
+        self.draft = draft
     }
 
     enum CodingKeys: String, CodingKey {
-        case title, body, diaryID = "diary_id", tags, created, visibility
+        case title, body, diaryID = "diary_id", tags, created, visibility, draft
     }
 }
 
@@ -39,15 +43,19 @@ public struct EntryReplacement: Codable, Sendable, Equatable {
     /// Replaces the tags when present; absent leaves them unchanged.
     public var tags: [String]?
     public var visibility: VisibilityField?
-    /// Moves the entry's date; absent keeps it (publishing a private entry keeps its date).
+    /// Moves the entry's date; absent keeps it (publishing a private entry keeps its date), except
+    /// that publishing a draft dates it now.
     public var created: Date?
+    /// False publishes a draft; true makes the entry a draft; absent leaves it as it is.
+    public var draft: Bool?
 
-    public init(title: String, body: String, tags: [String]? = nil, visibility: Visibility? = nil, created: Date? = nil) {
+    public init(title: String, body: String, tags: [String]? = nil, visibility: Visibility? = nil, created: Date? = nil, draft: Bool? = nil) {
         self.title = title
         self.body = body
         self.tags = tags
         self.visibility = visibility.map(VisibilityField.init)
         self.created = created
+        self.draft = draft
     }
 }
 
@@ -58,13 +66,18 @@ public struct EntryPatch: Codable, Sendable, Equatable {
     public var tags: [String]?
     public var visibility: VisibilityField?
     public var created: Date?
+    /// `{"draft": false}` publishes a draft (dated now unless `created` comes with it).
+    public var draft: Bool?
 
-    public init(title: String? = nil, body: String? = nil, tags: [String]? = nil, visibility: Visibility? = nil, created: Date? = nil) {
+    public init(
+        title: String? = nil, body: String? = nil, tags: [String]? = nil, visibility: Visibility? = nil, created: Date? = nil, draft: Bool? = nil
+    ) {
         self.title = title
         self.body = body
         self.tags = tags
         self.visibility = visibility.map(VisibilityField.init)
         self.created = created
+        self.draft = draft
     }
 }
 

@@ -14,15 +14,18 @@ public struct Entry: Codable, Sendable, Equatable {
     public var updated: Date
     /// Normalised tags (see `TagRules`), sorted; always encoded, possibly empty.
     public var tags: [String]
-    /// Who may read it; always encoded.
+    /// Who may read it; always encoded. For a draft, the visibility it takes once published.
     public var visibility: Visibility
+    /// A draft is its owner's alone, as a private entry is, until published (`EntryDraft`).
+    /// Encoded only when true: `"draft": true` appears in no answer but its owner's.
+    public var draft: Bool
     /// In search results only: about 80 characters around the first match as HTML text (see
     /// `SnippetMarkup`), matches wrapped in `<mark>`…`</mark>`; never encoded when nil.
     public var snippet: String?
 
     public init(
         id: Int64, diaryID: Int64, author: String, title: String, body: String, created: Date, updated: Date,
-        tags: [String] = [], visibility: Visibility = .public, snippet: String? = nil
+        tags: [String] = [], visibility: Visibility = .public, draft: Bool = false, snippet: String? = nil
     ) {
         self.id = id
         self.diaryID = diaryID
@@ -33,11 +36,12 @@ public struct Entry: Codable, Sendable, Equatable {
         self.updated = updated
         self.tags = tags
         self.visibility = visibility
+        self.draft = draft
         self.snippet = snippet
     }
 
     enum CodingKeys: String, CodingKey {
-        case id = "entry_id", diaryID = "diary_id", author, title, body, created, updated, tags, visibility, snippet
+        case id = "entry_id", diaryID = "diary_id", author, title, body, created, updated, tags, visibility, draft, snippet
     }
 
     /// Written by hand so that an import file without `visibility` still reads (as public here;
@@ -53,10 +57,12 @@ public struct Entry: Codable, Sendable, Equatable {
         updated = try container.decode(Date.self, forKey: .updated)
         tags = try container.decode([String].self, forKey: .tags)
         visibility = try container.decodeIfPresent(VisibilityField.self, forKey: .visibility)?.value ?? .public
+        draft = try container.decodeIfPresent(Bool.self, forKey: .draft) ?? false
         snippet = try container.decodeIfPresent(String.self, forKey: .snippet)
     }
 
-    /// Written by hand so that `snippet` is left out, not `null`, outside search results.
+    /// Written by hand so that `snippet` is left out, not `null`, outside search results, and
+    /// `draft` outside drafts.
     public func encode(to encoder: any Encoder) throws {
         try encode(to: encoder, includingVisibility: true)
     }
@@ -73,6 +79,7 @@ public struct Entry: Codable, Sendable, Equatable {
         try container.encode(updated, forKey: .updated)
         try container.encode(tags, forKey: .tags)
         if includingVisibility { try container.encode(visibility, forKey: .visibility) }
+        if draft { try container.encode(true, forKey: .draft) }
         try container.encodeIfPresent(snippet, forKey: .snippet)
     }
 }

@@ -140,7 +140,7 @@ extension NewEntry: ValidatableBody {
         let title = checks.check(EntryRules.title(title)), body = checks.check(EntryRules.body(body))
         if let diaryID, diaryID <= 0 { checks.errors.append(FieldError(field: "diary_id", message: "must be a positive integer")) }
         let tags = checks.check(tags: tags)
-        var valid = NewEntry(title: title, body: body, diaryID: diaryID, tags: tags, created: created)
+        var valid = NewEntry(title: title, body: body, diaryID: diaryID, tags: tags, created: created, draft: draft)
         valid.visibility = checks.check(visibility)
         return checks.finish(valid)
     }
@@ -152,7 +152,7 @@ extension EntryReplacement: ValidatableBody {
         let title = checks.check(EntryRules.title(title)), body = checks.check(EntryRules.body(body))
         // Checked before `finish` is called: its `checks` is read before its argument is evaluated.
         let tags = checks.check(tags: tags)
-        var valid = EntryReplacement(title: title, body: body, tags: tags, created: created)
+        var valid = EntryReplacement(title: title, body: body, tags: tags, created: created, draft: draft)
         valid.visibility = checks.check(visibility)
         return checks.finish(valid)
     }
@@ -161,13 +161,13 @@ extension EntryReplacement: ValidatableBody {
 extension EntryPatch: ValidatableBody {
     public func validated() -> Result<EntryPatch, ValidationFailure> {
         var checks = FieldChecks()
-        if title == nil && body == nil && tags == nil && visibility == nil && created == nil {
-            checks.errors.append(FieldError(field: "title", message: "send title, body, tags, visibility, created or some of them to change"))
+        if title == nil && body == nil && tags == nil && visibility == nil && created == nil && draft == nil {
+            checks.errors.append(FieldError(field: "title", message: "send title, body, tags, visibility, created, draft or some of them to change"))
         }
         let title = self.title.map { checks.check(EntryRules.title($0)) }
         let body = self.body.map { checks.check(EntryRules.body($0)) }
         let tags = checks.check(tags: tags)
-        var valid = EntryPatch(title: title, body: body, tags: tags, created: created)
+        var valid = EntryPatch(title: title, body: body, tags: tags, created: created, draft: draft)
         valid.visibility = checks.check(visibility)
         return checks.finish(valid)
     }

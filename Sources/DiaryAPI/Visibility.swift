@@ -12,43 +12,53 @@ public enum Visibility: String, Codable, Sendable, CaseIterable {
     case `private`
 
     /// "public, unlisted or private", for messages.
-    public static let choices = allCases.map(\.rawValue).joined(separator: ", ").replacingLastComma(with: " or")
+    public static let choices = VisibilityField.choices
 }
 
-/// A visibility as a request body sends it: a known value, or the text of an unknown one, so
-/// that an unknown value is a field the client got wrong (422 naming it), not malformed JSON.
-public enum VisibilityField: Codable, Sendable, Equatable {
-    case known(Visibility)
+/// A visibility as a request body sends it (see `ChoiceField`).
+public typealias VisibilityField = ChoiceField<Visibility>
+
+/// One of a fixed set of words (`Visibility`, `TokenScope`) as a request body sends it: a known
+/// value, or the text of an unknown one, so that an unknown value is a field the client got
+/// wrong (422 naming it), not malformed JSON.
+public enum ChoiceField<Value>: Codable, Sendable, Equatable
+where Value: RawRepresentable & CaseIterable & Sendable & Equatable, Value.RawValue == String {
+    case known(Value)
     case unknown(String)
 
-    public init(_ visibility: Visibility) {
-        self = .known(visibility)
+    public init(_ value: Value) {
+        self = .known(value)
     }
 
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
-        self = Visibility(rawValue: text).map(VisibilityField.known) ?? .unknown(text)
+        self = Value(rawValue: text).map(ChoiceField.known) ?? .unknown(text)
     }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
-        case .known(let visibility): try container.encode(visibility.rawValue)
+        case .known(let value): try container.encode(value.rawValue)
         case .unknown(let text): try container.encode(text)
         }
     }
 
-    /// The visibility, or nil for an unknown value (validation has refused those).
-    public var value: Visibility? {
-        if case .known(let visibility) = self { return visibility }
+    /// The value, or nil for an unknown one (validation has refused those).
+    public var value: Value? {
+        if case .known(let value) = self { return value }
         return nil
     }
 
+    /// "public, unlisted or private": the words it takes, for messages.
+    public static var choices: String {
+        Value.allCases.map(\.rawValue).joined(separator: ", ").replacingLastComma(with: " or")
+    }
+
     /// The value, or why it is not one.
-    public func validated(field: String) -> Result<Visibility, FieldError> {
+    public func validated(field: String) -> Result<Value, FieldError> {
         switch self {
-        case .known(let visibility): .success(visibility)
-        case .unknown(let text): .failure(FieldError(field: field, message: "must be \(Visibility.choices), not '\(text.prefix(40))'"))
+        case .known(let value): .success(value)
+        case .unknown(let text): .failure(FieldError(field: field, message: "must be \(Self.choices), not '\(text.prefix(40))'"))
         }
     }
 }

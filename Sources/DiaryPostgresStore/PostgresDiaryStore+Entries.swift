@@ -30,13 +30,13 @@ extension PostgresDiaryStore {
 
     public func createEntry(
         userID: Int64, diaryID: Int64?, title: String, body: String, tags: [String], created: Date?, visibility: Visibility?,
-        idempotency: IdempotencyKey?
+        draft: Bool, idempotency: IdempotencyKey?
     ) throws(StoreError) -> Created<Entry> {
         let subject = diaryID.map { "new entry in diary \($0)" } ?? "new entry of user \(userID)"
         func entry(_ inserted: InsertedEntry, created: Date, now: Date) -> Entry {
             Entry(
                 id: inserted.id, diaryID: inserted.diaryID, author: inserted.author, title: title, body: body, created: created,
-                updated: now, tags: tags.sorted(), visibility: inserted.visibility
+                updated: now, tags: tags.sorted(), visibility: inserted.visibility, draft: draft
             )
         }
         if idempotency == nil {
@@ -46,7 +46,7 @@ extension PostgresDiaryStore {
             let answer = try write(.operation(subject)) { session in
                 try Self.insertEntry(
                     session, userID: userID, diaryID: diaryID, title: title, body: body, tags: tags, created: created,
-                    visibility: visibility, now: now
+                    visibility: visibility, draft: draft, now: now
                 )
             }
             do {
@@ -70,7 +70,7 @@ extension PostgresDiaryStore {
             let inserted: InsertedEntry
             if let written = try Self.insertedEntry(Self.insertEntry(
                 session, userID: userID, diaryID: diaryID, title: title, body: body, tags: tags, created: created,
-                visibility: visibility, now: now
+                visibility: visibility, draft: draft, now: now
             ), waitingOn: session) {
                 inserted = written
             } else {
@@ -78,11 +78,13 @@ extension PostgresDiaryStore {
                 // first diary made (rare: one more round trip or two).
                 let found = try Self.diaryForNewEntry(session, userID: userID, diaryID: diaryID, now: now)
                 let chosen = visibility ?? found.defaultVisibility
+                let stored = EntryDraft.Stored(chosen, draft: draft)
                 guard let id = try session.one((Int64).self, """
-                    INSERT INTO entries (diary_id, title, body, created, updated, visibility) VALUES ($1, $2, $3, $4, $5, $6) RETURNING entry_id
-                    """, [found.id, title, body, created, now, chosen.rawValue])
+                    INSERT INTO entries (diary_id, title, body, created, updated, visibility, draft_visibility) VALUES ($1, $2, $3, $4, $5, $6, $7)
+                    RETURNING entry_id
+                    """, [found.id, title, body, created, now, stored.visibility.rawValue, stored.draftVisibility?.rawValue])
                 else { throw StoreError(.unavailable, .operation(subject), detail: "INSERT returned no id") }
-                let isPublic = chosen == .public ? 1 : 0
+                let isPublic = stored.visibility == .public ? 1 : 0
                 try Self.touchDiary(session, id: found.id, now: now, publicly: isPublic == 1, entries: 1, publicEntries: isPublic)
                 try Self.setTags(session, entryID: id, tags: tags, replacing: false)
                 inserted = InsertedEntry(id: id, diaryID: found.id, author: found.author, visibility: chosen)
@@ -100,14 +102,18 @@ extension PostgresDiaryStore {
             let stored = try Self.ownedEntry(session, entryID: id, userID: userID)
             try EntryPreconditionCheck.verify(precondition, entryID: id) { try Self.fetchEntry(session, id: id) }
             let now = now()
+            let (becoming, created) = stored.applying(changes, now: now)
             try session.execute("""
-                UPDATE entries SET title = coalesce($1, title), body = coalesce($2, body), visibility = coalesce($3, visibility),
-                created = coalesce($4, created), updated = $5 WHERE entry_id = $6
-                """, [changes.title, changes.body, changes.visibility?.rawValue, changes.created.map(Self.wholeSeconds), now, id])
+                UPDATE entries SET title = coalesce($1, title), body = coalesce($2, body), visibility = $3, draft_visibility = $4,
+                created = coalesce($5, created), updated = $6 WHERE entry_id = $7
+                """, [
+                    changes.title, changes.body, becoming.visibility.rawValue, becoming.draftVisibility?.rawValue, created.map(Self.wholeSeconds),
+                    now, id,
+                ])
             if let tags = changes.tags { try Self.setTags(session, entryID: id, tags: tags, replacing: true) }
             try Self.touchDiary(
-                session, id: stored.diaryID, now: now, publicly: stored.changeIsPublic(becoming: changes.visibility),
-                publicEntries: stored.publicCountChange(becoming: changes.visibility)
+                session, id: stored.diaryID, now: now, publicly: stored.changeIsPublic(becoming: becoming.visibility),
+                publicEntries: stored.publicCountChange(becoming: becoming.visibility)
             )
             guard let entry = try Self.fetchEntry(session, id: id) else {
                 throw StoreError(.notFound, .entry(id))  // Unreachable: locked above, same transaction.
@@ -135,7 +141,7 @@ extension PostgresDiaryStore {
     /// An entry's columns with its author (the name of its diary's owner) and its tags.
     static let entrySelectList = """
         SELECT e.entry_id, e.diary_id, u.name, e.title, e.body, e.created, e.updated,
-        ARRAY(SELECT t.tag FROM entry_tags t WHERE t.entry_id = e.entry_id), e.visibility
+        ARRAY(SELECT t.tag FROM entry_tags t WHERE t.entry_id = e.entry_id), e.visibility, e.draft_visibility
         """
 
     /// What joins an entry `e` to its diary `d` and author `u`.
@@ -145,14 +151,15 @@ extension PostgresDiaryStore {
     static let entryColumns = "\(entrySelectList) FROM entries e \(entryJoins)"
 
     static func entry(from row: SQLRow) throws -> Entry {
-        let (id, diaryID, author, title, body, created, updated, tags, visibility) = try row.decode(
-            (Int64, Int64, String, String, String, Date, Date, [String], String).self
+        let (id, diaryID, author, title, body, created, updated, tags, visibility, draftVisibility) = try row.decode(
+            (Int64, Int64, String, String, String, Date, Date, [String], String, String?).self
         )
+        let stored = try EntryDraft.Stored(storedVisibility: visibility, draftVisibility: draftVisibility)
         return Entry(
             id: id, diaryID: diaryID, author: author, title: title, body: body, created: created, updated: updated,
             // Sorted here, as SQLite's store does, rather than by the database's collation.
-            tags: tags.sorted(), visibility: try Visibility(stored: visibility, column: "entries.visibility")
-        )
+            tags: tags.sorted(), visibility: stored.visibility
+        ).shown(stored)
     }
 
     static func fetchEntry(_ session: SQLSession, id: Int64) throws -> Entry? {
@@ -170,7 +177,8 @@ extension PostgresDiaryStore {
         )
     }
 
-    /// What `insertEntrySQL` wrote: the entry's id, its diary, author and visibility.
+    /// What `insertEntrySQL` wrote: the entry's id, its diary, author and visibility (for a
+    /// draft, the one it takes once published).
     struct InsertedEntry {
         var id: Int64
         var diaryID: Int64
@@ -190,9 +198,9 @@ extension PostgresDiaryStore {
     /// wakes up to send the next statement (postgres-nio's event loop sends them in turn).
     static func insertEntry(
         _ session: SQLSession, userID: Int64, diaryID: Int64?, title: String, body: String, tags: [String], created: Date,
-        visibility: Visibility?, now: Date
+        visibility: Visibility?, draft: Bool, now: Date
     ) throws -> SQLSession.Answer {
-        try session.send(insertEntrySQL, [userID, diaryID, visibility?.rawValue, now, title, body, created, session.slot, tags])
+        try session.send(insertEntrySQL, [userID, diaryID, visibility?.rawValue, now, title, body, created, session.slot, tags, draft])
     }
 
     /// The entry `insertEntry` wrote, or nil when it found no diary; waits for it on `session`
@@ -207,16 +215,18 @@ extension PostgresDiaryStore {
 
     /// `insertEntry`'s statement: $1 the user, $2 the diary (NULL: the user's first), $3 the
     /// visibility (NULL: the diary's default), $4 now, $5 the title, $6 the body, $7 created,
-    /// $8 the slot, $9 the tags. No row, and nothing written, when there is no such diary.
+    /// $8 the slot, $9 the tags, $10 whether it is a draft (stored private, its visibility in
+    /// `draft_visibility`: `EntryDraft`). No row, and nothing written, when there is no such diary.
     static let insertEntrySQL = PreparedSQL("""
         WITH target AS (
-            SELECT diary_id, coalesce($3::text, default_visibility) AS visibility FROM diaries
+            SELECT diary_id, coalesce($3::text, default_visibility) AS chosen FROM diaries
             WHERE diary_id = coalesce($2::bigint, (SELECT diary_id FROM diaries WHERE user_id = $1::bigint ORDER BY diary_id LIMIT 1))
             AND user_id = $1::bigint
         ), entry AS (
-            INSERT INTO entries (diary_id, title, body, created, updated, visibility)
-            SELECT diary_id, $5::text, $6::text, $7::timestamptz, $4::timestamptz, visibility FROM target
-            RETURNING entry_id, diary_id, visibility
+            INSERT INTO entries (diary_id, title, body, created, updated, visibility, draft_visibility)
+            SELECT diary_id, $5::text, $6::text, $7::timestamptz, $4::timestamptz,
+                CASE WHEN $10::boolean THEN 'private' ELSE chosen END, CASE WHEN $10::boolean THEN chosen END FROM target
+            RETURNING entry_id, diary_id, visibility, draft_visibility
         ), tags AS (
             INSERT INTO entry_tags (entry_id, tag) SELECT e.entry_id, t.tag FROM entry e, unnest($9::text[]) AS t (tag)
             ON CONFLICT DO NOTHING
@@ -228,7 +238,7 @@ extension PostgresDiaryStore {
             ON CONFLICT (diary_id, slot) DO UPDATE SET \(addActivity)
             RETURNING a.diary_id
         )
-        SELECT e.entry_id, e.diary_id, u.name, e.visibility FROM entry e JOIN activity x ON x.diary_id = e.diary_id
+        SELECT e.entry_id, e.diary_id, u.name, coalesce(e.draft_visibility, e.visibility) FROM entry e JOIN activity x ON x.diary_id = e.diary_id
         JOIN users u ON u.user_id = $1::bigint
         """)
 
@@ -266,11 +276,12 @@ extension PostgresDiaryStore {
     /// for the rest of the transaction: a concurrent update or delete of it waits, then sees
     /// this one's result.
     static func ownedEntry(_ session: SQLSession, entryID: Int64, userID: Int64) throws -> OwnedEntry {
-        let stored = try session.one((Int64, Int64, String).self, """
-            SELECT e.diary_id, d.user_id, e.visibility FROM entries e JOIN diaries d ON d.diary_id = e.diary_id
+        let stored = try session.one((Int64, Int64, String, String?).self, """
+            SELECT e.diary_id, d.user_id, e.visibility, e.draft_visibility FROM entries e JOIN diaries d ON d.diary_id = e.diary_id
             WHERE e.entry_id = $1 FOR UPDATE OF e
-            """, [entryID]).map { diaryID, ownerID, text in
-            StoredEntryOwner(diaryID: diaryID, ownerID: ownerID, visibility: try Visibility(stored: text, column: "entries.visibility"))
+            """, [entryID]).map { diaryID, ownerID, text, draftText in
+            let columns = try EntryDraft.Stored(storedVisibility: text, draftVisibility: draftText)
+            return StoredEntryOwner(diaryID: diaryID, ownerID: ownerID, visibility: columns.visibility, draftVisibility: columns.draftVisibility)
         }
         return try EntryAccess.ownedEntry(entryID, stored: stored, userID: userID)
     }

@@ -54,9 +54,11 @@ extension PostgresDiaryStore {
         try session.one((String).self, "SELECT name FROM users WHERE user_id = $1", [id])
     }
 
-    /// Two users cannot share a token. The error says "token", never the token or its hash.
+    /// Two users, or two tokens, cannot share a token (main or named). The error says "token",
+    /// never the token or its hash.
     static func checkTokenIsFree(_ session: SQLSession, _ tokenHash: TokenHash) throws {
-        if try session.one((Int32).self, "SELECT 1 FROM users WHERE token_hash = $1", [tokenHash.hex]) != nil {
+        let sql = "SELECT 1 FROM users WHERE token_hash = $1 UNION ALL SELECT 1 FROM api_tokens WHERE token_hash = $1"
+        if try session.one((Int32).self, sql, [tokenHash.hex]) != nil {
             throw StoreError(.conflict, .token)
         }
     }

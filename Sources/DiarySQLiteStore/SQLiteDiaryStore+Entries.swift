@@ -8,10 +8,11 @@ extension SQLiteDiaryStore {
     public func entry(id: Int64, viewerID: Int64?) throws(StoreError) -> Entry? {
         try read(.entry(id)) { db in
             guard let entry = try Self.fetchEntry(db, id: id) else { return nil }
-            // Only a private entry needs its owner looked up: the others are anyone's to read.
-            guard entry.visibility == .private else { return entry }
+            // Only a private entry (or a draft, stored as one) needs its owner looked up: the
+            // others are anyone's to read.
+            guard entry.visibility == .private || entry.draft else { return entry }
             guard let owner = try Self.diaryOwner(db, diaryID: entry.diaryID) else { return nil }
-            return EntryAccess.mayRead(entry.visibility, ownerID: owner.id, viewerID: viewerID) ? entry : nil
+            return EntryAccess.mayRead(entry, ownerID: owner.id, viewerID: viewerID) ? entry : nil
         }
     }
 
@@ -31,7 +32,7 @@ extension SQLiteDiaryStore {
 
     public func createEntry(
         userID: Int64, diaryID: Int64?, title: String, body: String, tags: [String], created: Date?, visibility: Visibility?,
-        idempotency: IdempotencyKey?
+        draft: Bool, idempotency: IdempotencyKey?
     ) throws(StoreError) -> Created<Entry> {
         let subject = diaryID.map { "new entry in diary \($0)" } ?? "new entry of user \(userID)"
         return try write(.operation(subject)) { db in
@@ -44,19 +45,22 @@ extension SQLiteDiaryStore {
             }
             let diary = try Self.diaryForNewEntry(db, userID: userID, diaryID: diaryID, now: now.text)
             let visibility = visibility ?? diary.defaultVisibility
+            let stored = EntryDraft.Stored(visibility, draft: draft)
             let created = created.map(Self.wholeSeconds) ?? now.date
             try db.cachedStatement(sql: """
-                INSERT INTO entries (diary_id, title, body, created, updated, visibility) VALUES (?, ?, ?, ?, ?, ?)
-                """).execute(arguments: [diary.id, title, body, RFC3339.string(from: created), now.text, visibility.rawValue])
+                INSERT INTO entries (diary_id, title, body, created, updated, visibility, draft_visibility) VALUES (?, ?, ?, ?, ?, ?, ?)
+                """).execute(arguments: [
+                    diary.id, title, body, RFC3339.string(from: created), now.text, stored.visibility.rawValue, stored.draftVisibility?.rawValue,
+                ])
             let id = db.lastInsertedRowID
             try Self.setTags(db, entryID: id, tags: tags, replacing: false)
-            try Self.touchDiary(db, id: diary.id, now: now.text, publicly: visibility == .public)
+            try Self.touchDiary(db, id: diary.id, now: now.text, publicly: stored.visibility == .public)
             if let idempotency {
                 try Self.record(idempotency, userID: userID, resource: .entry, id: id, db, now: now.text)
             }
             return Created(Entry(
                 id: id, diaryID: diary.id, author: diary.author, title: title, body: body, created: created, updated: now.date,
-                tags: tags.sorted(), visibility: visibility
+                tags: tags.sorted(), visibility: visibility, draft: draft
             ))
         }
     }
@@ -66,15 +70,16 @@ extension SQLiteDiaryStore {
             let stored = try Self.ownedEntry(db, entryID: id, userID: userID)
             try EntryPreconditionCheck.verify(precondition, entryID: id) { try Self.fetchEntry(db, id: id) }
             let now = now()
+            let (becoming, created) = stored.applying(changes, now: now.date)
             try db.cachedStatement(sql: """
-                UPDATE entries SET title = coalesce(?, title), body = coalesce(?, body), visibility = coalesce(?, visibility),
+                UPDATE entries SET title = coalesce(?, title), body = coalesce(?, body), visibility = ?, draft_visibility = ?,
                 created = coalesce(?, created), updated = ? WHERE entry_id = ?
                 """).execute(arguments: [
-                    changes.title, changes.body, changes.visibility?.rawValue, changes.created.map { RFC3339.string(from: Self.wholeSeconds($0)) },
-                    now.text, id,
+                    changes.title, changes.body, becoming.visibility.rawValue, becoming.draftVisibility?.rawValue,
+                    created.map { RFC3339.string(from: Self.wholeSeconds($0)) }, now.text, id,
                 ])
             if let tags = changes.tags { try Self.setTags(db, entryID: id, tags: tags, replacing: true) }
-            try Self.touchDiary(db, id: stored.diaryID, now: now.text, publicly: stored.changeIsPublic(becoming: changes.visibility))
+            try Self.touchDiary(db, id: stored.diaryID, now: now.text, publicly: stored.changeIsPublic(becoming: becoming.visibility))
             guard let entry = try Self.fetchEntry(db, id: id) else {
                 throw StoreError(.notFound, .entry(id))  // Unreachable: checked above, same transaction.
             }
@@ -98,7 +103,7 @@ extension SQLiteDiaryStore {
     /// An entry's columns with its author (the name of its diary's owner) and its tags.
     static let entrySelectList = """
         SELECT e.entry_id, e.diary_id, u.name, e.title, e.body, e.created, e.updated,
-        (SELECT group_concat(t.tag, ',') FROM entry_tags t WHERE t.entry_id = e.entry_id), e.visibility
+        (SELECT group_concat(t.tag, ',') FROM entry_tags t WHERE t.entry_id = e.entry_id), e.visibility, e.draft_visibility
         """
 
     /// What joins an entry `e` to its author.
@@ -112,7 +117,8 @@ extension SQLiteDiaryStore {
     static let newestFirst = "ORDER BY e.created DESC, e.entry_id DESC LIMIT ? OFFSET ?"
 
     static func entry(from row: Row) throws -> Entry {
-        try Entry(
+        let stored = try EntryDraft.Stored(storedVisibility: row.decode(atIndex: 8), draftVisibility: row[9] as String?)
+        return try Entry(
             id: row.decode(atIndex: 0),
             diaryID: row.decode(atIndex: 1),
             author: row.decode(atIndex: 2),
@@ -123,7 +129,8 @@ extension SQLiteDiaryStore {
             // Tags hold no commas (the API refuses them), so the list splits back exactly.
             // (Split by scalars: a comma followed by an emoji modifier is one Character.)
             tags: (row[7] as String?).map { $0.unicodeScalars.split(separator: ",").map { String($0) }.sorted() } ?? [],
-            visibility: Visibility(stored: row.decode(atIndex: 8), column: "entries.visibility"))
+            visibility: stored.visibility
+        ).shown(stored)
     }
 
     /// A date as the store keeps it: whole seconds.
@@ -171,12 +178,14 @@ extension SQLiteDiaryStore {
     /// `.forbidden`, or `.notFound` for a private one or no such entry).
     static func ownedEntry(_ db: Database, entryID: Int64, userID: Int64) throws -> OwnedEntry {
         let statement = try db.cachedStatement(sql: """
-            SELECT e.diary_id, d.user_id, e.visibility FROM entries e JOIN diaries d ON d.diary_id = e.diary_id WHERE e.entry_id = ?
+            SELECT e.diary_id, d.user_id, e.visibility, e.draft_visibility FROM entries e JOIN diaries d ON d.diary_id = e.diary_id
+            WHERE e.entry_id = ?
             """)
         let stored = try Row.fetchOne(statement, arguments: [entryID]).map { row in
-            try StoredEntryOwner(
-                diaryID: row.decode(atIndex: 0), ownerID: row.decode(atIndex: 1),
-                visibility: Visibility(stored: row.decode(atIndex: 2), column: "entries.visibility")
+            let columns = try EntryDraft.Stored(storedVisibility: row.decode(atIndex: 2), draftVisibility: row[3] as String?)
+            return try StoredEntryOwner(
+                diaryID: row.decode(atIndex: 0), ownerID: row.decode(atIndex: 1), visibility: columns.visibility,
+                draftVisibility: columns.draftVisibility
             )
         }
         return try EntryAccess.ownedEntry(entryID, stored: stored, userID: userID)

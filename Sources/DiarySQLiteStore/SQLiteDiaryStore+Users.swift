@@ -55,10 +55,12 @@ extension SQLiteDiaryStore {
         try String.fetchOne(db.cachedStatement(sql: "SELECT name FROM users WHERE user_id = ?"), arguments: [id])
     }
 
-    /// Two users cannot share a token. With 256 random bits this means a token was reused; the
-    /// error says "token", never the token or its hash.
+    /// Two users, or two tokens, cannot share a token (main or named). With 256 random bits this
+    /// means a token was reused; the error says "token", never the token or its hash.
     static func checkTokenIsFree(_ db: Database, _ tokenHash: TokenHash) throws {
-        let statement = try db.cachedStatement(sql: "SELECT 1 FROM users WHERE token_hash = ?")
+        let statement = try db.cachedStatement(
+            sql: "SELECT 1 FROM users WHERE token_hash = ?1 UNION ALL SELECT 1 FROM api_tokens WHERE token_hash = ?1"
+        )
         if try Bool.fetchOne(statement, arguments: [tokenHash.hex]) != nil {
             throw StoreError(.conflict, .token)
         }

@@ -151,6 +151,10 @@ extension SQLiteDiaryStore {
         migrator.registerMigration("v3") { db in
             try db.execute(sql: String(decoding: PackageResources.schema_v3_sql, as: UTF8.self))
         }
+        // Named tokens with scopes (issue 23): `db/schema-v6.sql`.
+        migrator.registerMigration("v6") { db in
+            try db.execute(sql: String(decoding: PackageResources.schema_v6_sql, as: UTF8.self))
+        }
         return migrator
     }
 }

@@ -22,12 +22,16 @@ extension DiaryApplication {
         router.add(CreateEntry.self, authenticator: auth, handler: h.createEntry)
         router.add(ReplaceEntry.self, authenticator: auth) { endpoint, context throws(Problem) in
             let body = try endpoint.body.required()
-            let changes = EntryChanges(title: body.title, body: body.body, tags: body.tags, visibility: body.visibility?.value, created: body.created)
+            let changes = EntryChanges(
+                title: body.title, body: body.body, tags: body.tags, visibility: body.visibility?.value, created: body.created, draft: body.draft
+            )
             return try h.updateEntry(endpoint.entryID, changes, context)
         }
         router.add(UpdateEntry.self, authenticator: auth) { endpoint, context throws(Problem) in
             let body = try endpoint.body.required()
-            let changes = EntryChanges(title: body.title, body: body.body, tags: body.tags, visibility: body.visibility?.value, created: body.created)
+            let changes = EntryChanges(
+                title: body.title, body: body.body, tags: body.tags, visibility: body.visibility?.value, created: body.created, draft: body.draft
+            )
             return try h.updateEntry(endpoint.entryID, changes, context)
         }
         router.add(DeleteEntry.self, authenticator: auth) { endpoint, context throws(Problem) in
@@ -90,6 +94,9 @@ extension DiaryApplication {
             Reply(HealthStatus(status: "ok"))
         }
         router.add(GetReadiness.self, authenticator: auth) { _, _ throws(Problem) in try h.readiness() }
+
+        // Named tokens (issue 23)
+        addTokenRoutes(to: &router, handlers: h, authenticator: auth)
         router.add(OpenAPIDocument.route)
     }
 }

@@ -91,7 +91,7 @@ struct Handlers: Sendable {
         do {
             let created = try store.createEntry(
                 userID: user.id, diaryID: body.diaryID, title: body.title, body: body.body, tags: body.tags ?? [], created: body.created,
-                visibility: body.visibility?.value, idempotency: key
+                visibility: body.visibility?.value, draft: body.draft ?? false, idempotency: key
             )
             return Reply(created.value, replayed: created.replayed)
         } catch where error.kind == .notFound && body.diaryID.map({ error.subject == .diary($0) }) == true {

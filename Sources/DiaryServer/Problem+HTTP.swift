@@ -18,6 +18,15 @@ extension Problem {
         Problem(title: "Unauthorized", status: 401, detail: detail)
     }
 
+    /// A token whose scope does not reach what it asked for (a `read` token that writes).
+    /// Micropub's `insufficient_scope` is the same answer.
+    static func insufficientScope(needed: TokenScope) -> Problem {
+        Problem(
+            type: "/problems/insufficient-scope", title: "Forbidden", status: 403,
+            detail: "This token may only read; this request needs a token with the \(needed.rawValue) scope."
+        )
+    }
+
     static func notFound(_ detail: String) -> Problem {
         Problem(title: "Not Found", status: 404, detail: detail)
     }

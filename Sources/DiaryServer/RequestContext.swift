@@ -6,10 +6,14 @@ import HTTPTypes
 /// What a handler may know of the request beyond the endpoint value: who sent it, and the
 /// header fields that change how the work is done (`If-Match`, `Idempotency-Key`).
 public struct RequestContext: Sendable {
+    /// The caller and their token's scope: always set for endpoints whose `access` is
+    /// `.token`; for open ones, when the request sent a token.
+    public let holder: TokenHolder?
+    let request: Request
+
     /// The caller: always set for endpoints whose `access` is `.token`; for open ones, when
     /// the request sent a token.
-    public let user: User?
-    let request: Request
+    public var user: User? { holder?.user }
 
     /// Whose unlisted and private entries a read may show: the caller's own, if they sent a token.
     public var viewerID: Int64? { user?.id }

@@ -63,7 +63,12 @@ extension Router {
         }
         // An open endpoint checks a token that was sent: a reader must not mistake a refused
         // token for a public answer.
-        let user = E.access == .token || request.headers[.authorization] != nil ? try authenticator.user(for: request) : nil
+        let holder = E.access == .token || request.headers[.authorization] != nil ? try authenticator.holder(for: request) : nil
+        // A token's scope is checked before its body is read: a read token learns nothing of
+        // what its write would have found wrong.
+        if let holder, !holder.scope.allows(E.requiredScope) {
+            throw .insufficientScope(needed: E.requiredScope)
+        }
         var body: E.Body?
         if E.Body.self != NoBody.self {
             let decoded = try RequestBody.decode(E.Body.self, from: request)
@@ -76,7 +81,7 @@ extension Router {
             pathParameters: pathParameters, query: query.map { (name: $0.name, value: $0.value) }, body: body
         )
         do {
-            return (try E(endpointRequest), RequestContext(user: user, request: request))
+            return (try E(endpointRequest), RequestContext(holder: holder, request: request))
         } catch {
             throw .invalidParameter(error)
         }

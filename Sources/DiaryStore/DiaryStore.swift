@@ -35,6 +35,22 @@ public protocol DiaryStore: Sendable {
     /// The user holding the token, or nil.
     func user(tokenHash: TokenHash) throws(StoreError) -> User?
 
+    // MARK: Named tokens
+
+    /// Who holds the token, the main one or a named one, and its scope; nil for a token nobody
+    /// holds (a revoked one included, from the moment `revokeToken` returned). Records a named
+    /// token's use at `time`, cut to the minute (`TokenUse`), when the stored minute is older:
+    /// at most one write per token per minute, and one that does not move `dataVersion()`
+    /// where the engine can keep it still (no kept answer shows when a token was used).
+    func tokenHolder(tokenHash: TokenHash, at time: Date) throws(StoreError) -> TokenHolder?
+    /// Adds a named token of `userID` (stored by its hash only). `.notFound` for no such user.
+    func createToken(userID: Int64, name: String, scope: TokenScope, tokenHash: TokenHash) throws(StoreError) -> NamedToken
+    /// The user's named tokens, oldest first.
+    func tokens(userID: Int64) throws(StoreError) -> [NamedToken]
+    /// Deletes the user's named token: it fails from the moment this returns. `.notFound` for
+    /// an unknown id or another user's (a 403 would tell that it exists).
+    func revokeToken(id: Int64, userID: Int64) throws(StoreError)
+
     // MARK: Diaries
 
     /// Every diary, as `viewerID` sees it: `entryCount` and `updated` count the viewer's own
@@ -72,10 +88,11 @@ public protocol DiaryStore: Sendable {
     /// Throws `.notFound` for an unknown diary and `.forbidden` for someone else's. With a key
     /// seen before, answers the entry that key created instead (`.keyReused` for another request).
     /// `tags` are stored as given (normalised by the caller); `created` back-dates the entry (nil:
-    /// now); `visibility` nil takes the diary's default.
+    /// now); `visibility` nil takes the diary's default. A `draft` is its owner's alone, as a
+    /// private entry, until published (`EntryDraft` in StoreKernel).
     func createEntry(
         userID: Int64, diaryID: Int64?, title: String, body: String, tags: [String], created: Date?, visibility: Visibility?,
-        idempotency: IdempotencyKey?
+        draft: Bool, idempotency: IdempotencyKey?
     ) throws(StoreError) -> Created<Entry>
     /// Applies `changes`, if `precondition` holds for the entry as stored (`.preconditionFailed`
     /// otherwise). Throws `.forbidden` for another user's entry, and `.notFound` for an unknown
@@ -160,15 +177,21 @@ public struct EntryChanges: Sendable, Equatable {
     /// Replaces every tag (normalised by the caller).
     public var tags: [String]?
     public var visibility: Visibility?
-    /// Moves the entry's date; nil keeps it, whatever else changes.
+    /// Moves the entry's date; nil keeps it, whatever else changes, except that publishing a
+    /// draft dates it now.
     public var created: Date?
+    /// False publishes a draft, true makes the entry one; nil leaves it as it is.
+    public var draft: Bool?
 
-    public init(title: String? = nil, body: String? = nil, tags: [String]? = nil, visibility: Visibility? = nil, created: Date? = nil) {
+    public init(
+        title: String? = nil, body: String? = nil, tags: [String]? = nil, visibility: Visibility? = nil, created: Date? = nil, draft: Bool? = nil
+    ) {
         self.title = title
         self.body = body
         self.tags = tags
         self.visibility = visibility
         self.created = created
+        self.draft = draft
     }
 }
 
@@ -251,10 +274,11 @@ extension DiaryStore {
 
     public func createEntry(
         userID: Int64, diaryID: Int64?, title: String, body: String, tags: [String] = [], created: Date? = nil,
-        visibility: Visibility? = nil
+        visibility: Visibility? = nil, draft: Bool = false
     ) throws(StoreError) -> Entry {
         try createEntry(
-            userID: userID, diaryID: diaryID, title: title, body: body, tags: tags, created: created, visibility: visibility, idempotency: nil
+            userID: userID, diaryID: diaryID, title: title, body: body, tags: tags, created: created, visibility: visibility, draft: draft,
+            idempotency: nil
         ).value
     }
 
@@ -359,6 +383,8 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case userName(String)
         /// A token hash that another user holds (only in a race: tokens are random).
         case token
+        /// A named token, by its id.
+        case namedToken(Int64)
         case idempotencyKey
         /// An imported entry that names another author.
         case entryByAuthor(Int64, author: String)
@@ -376,6 +402,7 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             case .user(let id): "user \(id)"
             case .userName(let name): "user \(name)"
             case .token: "token"
+            case .namedToken(let id): "token \(id)"
             case .idempotencyKey: "this idempotency key"
             case .entryByAuthor(let id, let author): "entry \(id), written by \(author.prefix(40)),"
             case .createdByKey(let created): "\(created), which this idempotency key created,"

@@ -16,12 +16,18 @@ public enum DisplayFormat {
     /// One aligned row per entry: id (right-aligned), created date, title, and `[private]` or
     /// `[unlisted]` after the title of an entry that is not public, so that nobody shares one by mistake.
     public static func entryRows(_ entries: [Entry], style: DisplayStyle = .plain) -> [String] {
-        table(entries.map { [String($0.id), date($0.created, style: style), singleLine($0.title) + visibilityMarker($0.visibility)] }, rightAligned: [0])
+        table(entries.map { [String($0.id), date($0.created, style: style), singleLine($0.title) + marker($0)] }, rightAligned: [0])
     }
 
     /// "  [private]", "  [unlisted]", or nothing for a public entry.
     public static func visibilityMarker(_ visibility: Visibility) -> String {
         visibility == .public ? "" : "  [\(visibility.rawValue)]"
+    }
+
+    /// "  [draft]" (with its visibility once published when that is not public:
+    /// "  [draft]  [unlisted]") for a draft, else the visibility's marker.
+    public static func marker(_ entry: Entry) -> String {
+        (entry.draft ? "  [draft]" : "") + visibilityMarker(entry.visibility)
     }
 
     /// A page of entries with its footer, or "no entries yet".
@@ -70,6 +76,7 @@ public enum DisplayFormat {
         if entry.updated != entry.created {
             meta += " · edited \(date(entry.updated, style: style))"
         }
+        if entry.draft { meta += " · draft" }
         if entry.visibility != .public {
             meta += " · \(entry.visibility.rawValue)"
         }
@@ -151,6 +158,7 @@ extension DisplayFormat {
         var lines = DisplayWidth.wrap(style.bold(singleLine(entry.title)), to: width)
         var meta = "\(singleLine(entry.author)) · \(date(entry.created, style: style))"
         if entry.updated != entry.created { meta += " · edited \(date(entry.updated, style: style))" }
+        if entry.draft { meta += " · draft" }
         if entry.visibility != .public { meta += " · \(entry.visibility.rawValue)" }
         lines += DisplayWidth.wrap(meta, to: width)
         if !entry.tags.isEmpty {

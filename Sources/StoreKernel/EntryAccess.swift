@@ -1,5 +1,6 @@
 import DiaryAPI
 import DiaryStore
+import Foundation
 
 /// Who may list, read and change an entry, written once: each engine's SQL follows `listable`
 /// and `mayRead`, and its Swift checks call them.
@@ -13,9 +14,16 @@ import DiaryStore
 /// - What others see of counts and times counts public entries only (the diaries' `public_*`
 ///   columns).
 public enum EntryAccess {
-    /// Whether `viewerID` (nil: anyone) may read an entry of `ownerID` with `visibility`.
+    /// Whether `viewerID` (nil: anyone) may read an entry of `ownerID` with `visibility` (as
+    /// stored: a draft is stored private, see `EntryDraft`).
     public static func mayRead(_ visibility: Visibility, ownerID: Int64, viewerID: Int64?) -> Bool {
         visibility != .private || ownerID == viewerID
+    }
+
+    /// Whether `viewerID` may read `entry`, as its owner sees it (a draft shows the visibility it
+    /// will take): a draft is read as the private entry it is stored as.
+    public static func mayRead(_ entry: Entry, ownerID: Int64, viewerID: Int64?) -> Bool {
+        mayRead(entry.draft ? .private : entry.visibility, ownerID: ownerID, viewerID: viewerID)
     }
 
     /// The entries `viewerID` may list, as a condition on entries `e`: public ones, and all of
@@ -51,7 +59,7 @@ public enum EntryAccess {
         guard stored.ownerID == userID else {
             throw StoreError(stored.visibility == .private ? .notFound : .forbidden, .entry(entryID))
         }
-        return OwnedEntry(diaryID: stored.diaryID, visibility: stored.visibility)
+        return OwnedEntry(diaryID: stored.diaryID, visibility: stored.visibility, draftVisibility: stored.draftVisibility)
     }
 }
 
@@ -60,18 +68,30 @@ public struct StoredEntryOwner: Sendable {
     public var diaryID: Int64
     public var ownerID: Int64
     public var visibility: Visibility
+    /// A draft's visibility once published; nil for an entry that is not a draft.
+    public var draftVisibility: Visibility?
 
-    public init(diaryID: Int64, ownerID: Int64, visibility: Visibility) {
+    public init(diaryID: Int64, ownerID: Int64, visibility: Visibility, draftVisibility: Visibility? = nil) {
         self.diaryID = diaryID
         self.ownerID = ownerID
         self.visibility = visibility
+        self.draftVisibility = draftVisibility
     }
 }
 
 /// An entry its caller owns, as stored before the change: where it is and who saw it.
 public struct OwnedEntry: Sendable {
     public var diaryID: Int64
+    /// As stored: private for a draft.
     public var visibility: Visibility
+    public var draftVisibility: Visibility?
+
+    /// What `changes` leave of the entry's stored visibility, and its new `created` (nil: kept;
+    /// now when they publish a draft), by `EntryDraft.applying`: the engine writes both columns,
+    /// and passes the new `visibility` as `becoming` to `changeIsPublic` and `publicCountChange`.
+    public func applying(_ changes: EntryChanges, now: Date) -> (stored: EntryDraft.Stored, created: Date?) {
+        EntryDraft.applying(changes, to: EntryDraft.Stored(visibility: visibility, draftVisibility: draftVisibility), now: now)
+    }
 
     /// Whether others see a change that leaves the entry `becoming` (nil: as it is; a
     /// deletion is a change to nothing public): they do when it was public or becomes public,

@@ -27,18 +27,20 @@ extension ImportPlan {
                 guard owner.ownerID == userID else { throw StoreError(.forbidden, .diary(entry.diaryID)) }
                 defaultVisibility = owner.defaultVisibility
             } else {
-                let since = (item.visibility?.value ?? .public) == .public ? entry.created : now
+                let since = (item.visibility?.value ?? .public) == .public && !entry.draft ? entry.created : now
                 newDiary = NewDiary(title: Diary.firstTitle(of: userName), since: since)
                 diaryOwners[entry.diaryID] = DiaryOwner(ownerID: userID, defaultVisibility: .public)
                 defaultVisibility = .public
             }
-            let visibility = item.visibility?.value ?? defaultVisibility
+            let stored = EntryDraft.Stored(item.visibility?.value ?? defaultVisibility, draft: entry.draft)
             let keepsID = entry.id > largestID
             if !keepsID { entry.id = largestID + 1 }
             largestID = entry.id
             entryOwners[entry.id] = userID
-            inserts.append(Insert(entry: entry, visibility: visibility, keepsID: keepsID, newDiary: newDiary))
-            additions[entry.diaryID, default: DiaryAdditions(diaryID: entry.diaryID, entries: 0, publicEntries: 0)].add(visibility)
+            inserts.append(Insert(
+                entry: entry, visibility: stored.visibility, draftVisibility: stored.draftVisibility, keepsID: keepsID, newDiary: newDiary
+            ))
+            additions[entry.diaryID, default: DiaryAdditions(diaryID: entry.diaryID, entries: 0, publicEntries: 0)].add(stored.visibility)
         }
         touched = additions.values.sorted { $0.diaryID < $1.diaryID }
     }

@@ -15,6 +15,7 @@ import Foundation
 ///   diary and dated like its first entry, unless that entry is not public: then now, since
 ///   the date must not show. Another user's diary is `.forbidden`.
 /// - An entry without a visibility takes its diary's default (public for a diary made here).
+/// - A draft (`"draft": true`) stays one, stored as `EntryDraft` says.
 public struct ImportPlan: Sendable, Equatable {
     /// The entries to insert, in order, each with the id it is written with.
     public var inserts: [Insert] = []
@@ -27,7 +28,10 @@ public struct ImportPlan: Sendable, Equatable {
     public struct Insert: Sendable, Equatable {
         /// The entry as written: its `id` the one kept or the new one, its tags as imported.
         public var entry: Entry
+        /// The visibility as stored: private for a draft (`EntryDraft`).
         public var visibility: Visibility
+        /// A draft's visibility once published; nil for an entry that is not a draft.
+        public var draftVisibility: Visibility? = nil
         /// True when `entry.id` is the imported one, false when it is new.
         public var keepsID: Bool
         /// The diary to create first, when `entry.diaryID` does not exist yet.

@@ -41,6 +41,9 @@ extension DiaryCommand {
         @Flag(name: .customLong("private"), help: "The same as --visibility private.")
         var isPrivate = false
 
+        @Flag(help: "Keep it a draft, yours alone, until 'diary publish ID'.")
+        var draft = false
+
         func validate() throws {
             if isPrivate, let visibility, visibility != .private {
                 throw ValidationError("--private and --visibility \(visibility.rawValue) say different things; give one.")
@@ -56,7 +59,7 @@ extension DiaryCommand {
             let post = CreateEntry(NewEntry(
                 title: parts.title, body: parts.body, diaryID: diary,
                 tags: tag.isEmpty ? nil : try normalisedTags(tag), created: try parseDate(date, "--date", endOfDay: false, style: globals.style),
-                visibility: isPrivate ? .private : visibility
+                visibility: isPrivate ? .private : visibility, draft: draft ? true : nil
             ))
             // One key for the post and its retry: if the first answer was lost on the way back,
             // the server replays it instead of writing the entry twice.
@@ -67,7 +70,7 @@ extension DiaryCommand {
             } catch is ConnectionError {
                 entry = try await client.send(post, headers: key)
             }
-            Output.write("created entry \(entry.id): \(entry.title)" + DisplayFormat.visibilityMarker(entry.visibility))
+            Output.write("created entry \(entry.id): \(entry.title)" + DisplayFormat.marker(entry))
         }
 
         /// Title and body from the arguments, standard input or the editor.

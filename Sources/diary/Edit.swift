@@ -44,7 +44,7 @@ extension DiaryCommand {
                 let created = try parseDate(date, "--date", endOfDay: false, style: globals.style)
                 let patch = EntryPatch(title: title, body: body, visibility: visibility, created: created)
                 let entry = try await client.send(UpdateEntry(entryID: entryID, patch))
-                Output.write("updated entry \(entry.id)" + DisplayFormat.visibilityMarker(entry.visibility))
+                Output.write("updated entry \(entry.id)" + DisplayFormat.marker(entry))
                 return
             }
 

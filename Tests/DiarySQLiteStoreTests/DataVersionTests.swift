@@ -17,7 +17,7 @@ import Testing
             #expect(try store.dataVersion() == start, "a read changes nothing")
             #expect(try store.dataVersion() == start)
 
-            _ = try store.createEntry(userID: user.id, diaryID: nil, title: "a", body: "", tags: [], created: nil, visibility: nil, idempotency: nil)
+            _ = try store.createEntry(userID: user.id, diaryID: nil, title: "a", body: "", tags: [], created: nil, visibility: nil, draft: false, idempotency: nil)
             let afterOwnWrite = try store.dataVersion()
             #expect(afterOwnWrite > start)
             #expect(try store.dataVersion() == afterOwnWrite)
@@ -25,7 +25,7 @@ import Testing
             // Another store on the file has connections of its own, as another process would.
             let other = try SQLiteDiaryStore(path: store.path)
             defer { try? other.close() }
-            _ = try other.createEntry(userID: user.id, diaryID: nil, title: "b", body: "", tags: [], created: nil, visibility: nil, idempotency: nil)
+            _ = try other.createEntry(userID: user.id, diaryID: nil, title: "b", body: "", tags: [], created: nil, visibility: nil, draft: false, idempotency: nil)
             #expect(try store.dataVersion() > afterOwnWrite)
         }
     }
@@ -36,7 +36,7 @@ import Testing
             let user = try store.createUser(name: "alice", tokenHash: newTokenHash())
             let before = try store.dataVersion()
             DispatchQueue.concurrentPerform(iterations: 8) { _ in _ = try? store.dataVersion() }
-            _ = try store.createEntry(userID: user.id, diaryID: nil, title: "a", body: "", tags: [], created: nil, visibility: nil, idempotency: nil)
+            _ = try store.createEntry(userID: user.id, diaryID: nil, title: "a", body: "", tags: [], created: nil, visibility: nil, draft: false, idempotency: nil)
             let seen = Mutex<[Result<Int64, StoreError>]>([])
             DispatchQueue.concurrentPerform(iterations: 8) { _ in
                 let version = Result { () throws(StoreError) in try store.dataVersion() }

@@ -39,6 +39,26 @@ final class CountingStore: DiaryStore {
         return try wrapped.user(tokenHash: tokenHash)
     }
 
+    func tokenHolder(tokenHash: TokenHash, at time: Date) throws(StoreError) -> TokenHolder? {
+        count("tokenHolder")
+        return try wrapped.tokenHolder(tokenHash: tokenHash, at: time)
+    }
+
+    func createToken(userID: Int64, name: String, scope: TokenScope, tokenHash: TokenHash) throws(StoreError) -> NamedToken {
+        count("createToken")
+        return try wrapped.createToken(userID: userID, name: name, scope: scope, tokenHash: tokenHash)
+    }
+
+    func tokens(userID: Int64) throws(StoreError) -> [NamedToken] {
+        count("tokens")
+        return try wrapped.tokens(userID: userID)
+    }
+
+    func revokeToken(id: Int64, userID: Int64) throws(StoreError) {
+        count("revokeToken")
+        try wrapped.revokeToken(id: id, userID: userID)
+    }
+
     func diaries(viewerID: Int64?) throws(StoreError) -> [Diary] {
         count("diaries")
         return try wrapped.diaries(viewerID: viewerID)
@@ -81,12 +101,12 @@ final class CountingStore: DiaryStore {
 
     func createEntry(
         userID: Int64, diaryID: Int64?, title: String, body: String, tags: [String], created: Date?, visibility: Visibility?,
-        idempotency: IdempotencyKey?
+        draft: Bool, idempotency: IdempotencyKey?
     ) throws(StoreError) -> Created<Entry> {
         count("createEntry")
         return try wrapped.createEntry(
             userID: userID, diaryID: diaryID, title: title, body: body, tags: tags, created: created, visibility: visibility,
-            idempotency: idempotency
+            draft: draft, idempotency: idempotency
         )
     }
 

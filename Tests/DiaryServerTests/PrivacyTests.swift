@@ -201,6 +201,10 @@ enum ExportLines {
         let plain = try TestApplication(clock: { clock.now })
         let alice = try plain.addUser("alice"), bob = try plain.addUser("bob")
         let aliceDiary = try plain.request("POST", "/api/diaries", token: alice, json: #"{"title":"Travel"}"#).decoded(Diary.self)
+        // Bob reads with named tokens of both scopes as well (made before the copy: both worlds hold them).
+        let bobTokens = try ["read", "write"].map { scope in
+            try plain.request("POST", "/api/tokens", token: bob, json: #"{"name":"bob's \#(scope)","scope":"\#(scope)"}"#).decoded(CreatedToken.self).token
+        }
         let mixed = try TestApplication(copying: plain, clock: { clock.now })
         let worlds = [plain, mixed]
 
@@ -262,7 +266,9 @@ enum ExportLines {
             #expect(world.request("PATCH", "/api/entries/3", token: alice, json: #"{"title":"public 1 retitled kyoto","tags":["kyoto"]}"#).status == 200)
             #expect(world.request("DELETE", "/api/entries/7", token: alice).status == 204)
         }
-        let readers: [(name: String, token: String?)] = [("anonymous", nil), ("bob", bob)]
+        let readers: [(name: String, token: String?)] = [
+            ("anonymous", nil), ("bob", bob), ("bob's read token", bobTokens[0]), ("bob's write token", bobTokens[1]),
+        ]
         let targets = Self.readTargets(diaries: [1, 2, aliceDiary.id], maxID: 70)
 
         func expectSameAnswers(_ stage: String) throws {
@@ -307,6 +313,10 @@ enum ExportLines {
             ("PUT", "/api/entries/10", #"{"title":"replaced","body":"kyoto river","tags":["japan"],"visibility":"unlisted"}"#),
             ("DELETE", "/api/entries/8", nil),
             ("POST", "/api/entries?visibility=unlisted", nil),
+            // Drafts, meant to be public once published: as private as a private entry until then.
+            ("POST", "/api/entries", #"{"title":"draft kyoto","body":"kyoto kyoto draft","tags":["travel","japan"],"visibility":"public","draft":true}"#),
+            ("POST", "/api/entries", #"{"title":"unlisted draft","body":"kyoto","diary_id":\#(aliceDiary.id),"visibility":"unlisted","draft":true}"#),
+            ("PATCH", "/api/entries/4", #"{"draft":true,"visibility":"public","tags":["travel"]}"#),
         ] {
             let answer = json == nil && method == "POST"
                 ? mixed.request(method, target, token: alice, contentType: "text/plain", body: Array("Unlisted note\n\nkyoto".utf8))
@@ -315,6 +325,17 @@ enum ExportLines {
             clock.advance(60)
         }
         try expectSameAnswers("after the owner's writes")
+
+        // The owner's named tokens: a read token reads the private entries and its writes are
+        // refused; making, using and revoking them shows nothing to anyone else.
+        let aliceReader = try mixed.request("POST", "/api/tokens", token: alice, json: #"{"name":"reader","scope":"read"}"#).decoded(CreatedToken.self)
+        let readByToken = try mixed.request("GET", "/api/entries?per_page=100", token: aliceReader.token).decoded(EntryPage.self)
+        #expect(readByToken.entries.contains { $0.visibility == .private })
+        #expect(mixed.request("POST", "/api/entries", token: aliceReader.token, json: #"{"title":"kyoto","body":"b"}"#).status == 403)
+        #expect(mixed.request("DELETE", "/api/entries/2", token: aliceReader.token).status == 403)
+        #expect(mixed.request("DELETE", "/api/tokens/\(aliceReader.id)", token: alice).status == 204)
+        clock.advance(60)
+        try expectSameAnswers("after the owner's tokens")
 
         // An import that names a private entry's id answers what one naming an unused id does.
         let probe = #"[{"entry_id":2,"diary_id":2,"author":"bob","title":"probe","body":"","created":"2026-11-01T00:00:00Z","updated":"2026-11-01T00:00:00Z","tags":[]}]"#
@@ -326,6 +347,7 @@ enum ExportLines {
         let ownPlain = try plain.request("GET", "/api/entries?per_page=100", token: alice).decoded(EntryPage.self)
         #expect(own.total > ownPlain.total)
         #expect(own.entries.contains { $0.visibility == .private } && own.entries.contains { $0.visibility == .unlisted })
+        #expect(own.entries.filter(\.draft).count == 3)
     }
 
     /// Every read an anonymous reader can make of this data: lists with every kind of filter,

@@ -95,7 +95,7 @@ import Testing
         let other = try p.t.openAnotherStore()
         defer { try? TestApplication.close(other) }
         let user = try #require(try other.user(tokenHash: TokenHash(token: token)))
-        _ = try other.createEntry(userID: user.id, diaryID: nil, title: "theirs", body: "", tags: [], created: nil, visibility: nil, idempotency: nil)
+        _ = try other.createEntry(userID: user.id, diaryID: nil, title: "theirs", body: "", tags: [], created: nil, visibility: nil, draft: false, idempotency: nil)
         let page = try p.t.request("GET", "/api/entries").decoded(EntryPage.self)
         #expect(page.entries.map(\.title) == ["theirs", "ours"])
         p.expectSameAnswer("/api/entries")

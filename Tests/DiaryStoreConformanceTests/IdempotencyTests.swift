@@ -11,7 +11,7 @@ import Testing
     private let key = IdempotencyKey(key: "k-1", fingerprint: "POST /api/entries {title: a}")
 
     private func create(_ store: any DiaryStore, _ userID: Int64, _ key: IdempotencyKey?, diaryID: Int64? = nil, title: String = "a") throws(StoreError) -> Created<Entry> {
-        try store.createEntry(userID: userID, diaryID: diaryID, title: title, body: "", tags: [], created: nil, visibility: nil, idempotency: key)
+        try store.createEntry(userID: userID, diaryID: diaryID, title: title, body: "", tags: [], created: nil, visibility: nil, draft: false, idempotency: key)
     }
 
     @Test(arguments: StoreFactory.all) func aRetryAnswersTheEntryTheKeyCreated(_ factory: StoreFactory) throws {

@@ -1,6 +1,8 @@
-"""Tokens and what must not leak: tokens refused, rotated and timed alike; private entries kept
-from everyone else through the response cache; secrets in no answer and no log."""
+"""Tokens and what must not leak: tokens refused, rotated, scoped, revoked and timed alike; private
+entries and drafts kept from everyone else through the response cache; secrets in no answer and
+no log."""
 
+import hashlib
 import http.client
 import os
 import random
@@ -40,6 +42,28 @@ def case_tokens(h):
                client.request("DELETE", f"/api/entries/{e}", token=old)[0])
     row("tokens: rotated with diary-server user token", "old token 401 at once (also for DELETE), new one 200",
         f"old/new/old-DELETE {rotated}", rotated == (401, 200, 401))
+    reader_id, reader = named_token(h.port, h.alice, "stress reader", "read")
+    scoped = (client.request("GET", "/api/me", token=reader)[0],
+              client.request("DELETE", f"/api/entries/{e}", token=reader)[0],
+              client.request("POST", "/api/tokens", {"name": "more", "scope": "write"}, token=reader)[0],
+              client.request("DELETE", f"/api/tokens/{reader_id}", token=h.bob)[0],
+              client.request("DELETE", f"/api/tokens/{reader_id}", token=h.alice)[0],
+              client.request("GET", "/api/me", token=reader)[0])
+    row("tokens: a named read token, then revoked", "reads 200; writes and token management 403; "
+        "another user's revoke 404; the owner's 204, then 401 at once",
+        f"me/DELETE/POST tokens/bob's revoke/revoke/me {scoped}", scoped == (200, 403, 403, 404, 204, 401))
+
+
+def named_token(port, owner, name, scope):
+    """(id, token) of a new named token of `owner`'s; its answer is not recorded, and the token
+    joins the secrets no other answer or log may hold."""
+    client = Client(port, owner, record=False)
+    status, document = client.json("POST", "/api/tokens", {"name": name, "scope": scope})
+    client.close()
+    assert status == 201, (status, document)
+    SECRETS.add(document["token"])
+    SECRETS.add(hashlib.sha256(document["token"].encode()).hexdigest())
+    return document["token_id"], document["token"]
 
 
 def case_privacy():
@@ -51,17 +75,20 @@ def case_privacy():
     # Twelve readers searching at once from one address: without these the rate limit and the
     # search gate (the stall case's) would answer some 429 or 503, which this case does not judge.
     server = Server(database, ["--search-rate", "0", "--search-queue-wait", "60s"]).start()
-    traffic = PrivacyTraffic(server.port, alice, bob, owner_entries(server.port, alice))
+    tokens = {name: named_token(server.port, owner, name, scope)[1] for name, owner, scope in
+              [("bob-read", bob, "read"), ("bob-write", bob, "write"), ("alice-read", alice, "read")]}
+    traffic = PrivacyTraffic(server.port, alice, bob, owner_entries(server.port, alice), tokens)
     threads = start_threads(traffic.read, 12, *[lambda: traffic.write(0), lambda: traffic.write(1)])
     join_threads(threads, CFG["privacy_seconds"] + 120)
     code = server.stop()
     leaks, misses, errors, counts = traffic.leaks, traffic.misses, traffic.errors, traffic.counts
-    row("privacy: readers with and without the owner's token through the cache, while the owner writes",
-        "no private or unlisted entry, nor no-store, in any answer to anyone else; the owner's answers always hold "
-        "their private entries (no-store); no errors",
+    row("privacy: readers with and without the owner's token (and named read and write tokens) through the cache, "
+        "while the owner writes, drafts included",
+        "no private, unlisted or draft entry, nor no-store, in any answer to anyone else; the owner's answers (main "
+        "token or read token) always hold their private entries (no-store); no errors",
         f"{counts}; leaks {len(leaks)} {leaks[:2]}; owner answers without their entries {len(misses)} {misses[:2]}; "
         f"errors {len(errors)} {errors[:2]}",
-        not leaks and not misses and not errors and code == 0 and counts["writes"] > 0 and min(counts["anonymous"], counts["bob"], counts["alice"]) > 0)
+        not leaks and not misses and not errors and code == 0 and counts["writes"] > 0 and min(counts.values()) > 0)
 
 
 def post(client, title, **fields):
@@ -82,22 +109,24 @@ def owner_entries(port, alice):
 
 
 class PrivacyTraffic:
-    """Readers (anonymous, bob and alice, in turn by index) and the owner's writers, until the
-    case's deadline; what the readers saw that they should not have, or missed."""
+    """Readers (anonymous, bob, alice, and bob's read and write tokens and alice's read token, in
+    turn by index) and the owner's writers, who write drafts too, until the case's deadline; what
+    the readers saw that they should not have, or missed."""
 
-    def __init__(self, port, alice, bob, fixed):
+    def __init__(self, port, alice, bob, fixed, tokens):
         self.port, self.alice, self.bob, self.fixed = port, alice, bob, fixed
+        self.readers = [("anonymous", None), ("bob", bob), ("alice", alice)] + list(tokens.items())
         self.urls = ["/api/entries", "/api/entries?per_page=100", "/api/entries?q=kyoto&per_page=100",
                      "/api/entries?q=SECRET+fixed", "/api/entries?tag=travel&per_page=100", "/api/diaries",
                      "/api/diaries/1", "/api/diaries/1/entries?per_page=100", "/api/tags", "/api/export",
                      f"/api/entries/{fixed}"]
         self.deadline = time.monotonic() + CFG["privacy_seconds"]
         self.leaks, self.misses, self.errors = [], [], []
-        self.counts = {"anonymous": 0, "bob": 0, "alice": 0, "writes": 0}
+        self.counts = {name: 0 for name, _ in self.readers} | {"writes": 0}
         self.lock = threading.Lock()
 
     def read(self, index):
-        name, token = [("anonymous", None), ("bob", self.bob), ("alice", self.alice)][index % 3]
+        name, token = self.readers[index % len(self.readers)]
         client, local, n = Client(self.port, token, record=False), random.Random(index), 0
         while time.monotonic() < self.deadline or n == 0:
             url = local.choice(self.urls)
@@ -114,17 +143,18 @@ class PrivacyTraffic:
             self.counts[name] += n
 
     def judge(self, name, token, url, status, headers, body):
-        secret = b"SECRET" in body or b'"private"' in body or b'"unlisted"' in body
+        secret = b"SECRET" in body or b'"private"' in body or b'"unlisted"' in body or b'"draft"' in body
+        owner = name.startswith("alice")
         with self.lock:
             # An answer to a token is never kept (no-store); a public one may be (no-cache).
             public_cache = "no-cache" if token is None and status == 200 else "no-store"
-            if name != "alice" and (secret or headers.get("cache-control") != public_cache):
+            if not owner and (secret or headers.get("cache-control") != public_cache):
                 self.leaks.append(f"{name} GET {url}: {status} {headers.get('cache-control')} {body[:120]!r}")
             # The fixed private entry is always in the owner's answers that can hold it.
             holds_fixed = url in (f"/api/entries/{self.fixed}", "/api/entries?q=SECRET+fixed", "/api/export")
-            if name == "alice" and (status != 200 or headers.get("cache-control") != "no-store"
+            if owner and (status != 200 or headers.get("cache-control") != "no-store"
                                     or (holds_fixed and b"SECRET fixed" not in body)):
-                self.misses.append(f"alice GET {url}: {status} {headers.get('cache-control')} {body[:120]!r}")
+                self.misses.append(f"{name} GET {url}: {status} {headers.get('cache-control')} {body[:120]!r}")
 
     def write(self, _):
         client, n = Client(self.port, self.alice, record=False), 0
@@ -138,6 +168,10 @@ class PrivacyTraffic:
                 # A public write now and then, so that the cache is rebuilt under the readers.
                 if n % 5 == 0:
                     post(client, f"public write {n}", body="kyoto")
+                # A draft meant to be public, tagged and found by the readers' searches: as
+                # private as a private entry until published (never here).
+                if n % 4 == 1:
+                    post(client, f"SECRET draft {n}", body="SECRET kyoto", visibility="public", tags=["travel"], draft=True)
                 n += 1
             except (OSError, http.client.HTTPException) as error:
                 with self.lock:
