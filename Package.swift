@@ -37,6 +37,14 @@ let package = Package(
         .target(name: "MicroHTTPDServer", dependencies: ["CMicroHTTPD", "HTTPCore", "TCPSockets", .product(name: "HTTPTypes", package: "swift-http-types")]),
         /// POSIX TCP sockets: address lookup, the listening socket, the client's connected socket.
         .target(name: "TCPSockets"),
+        .systemLibrary(
+            name: "CVips",
+            pkgConfig: "vips",
+            providers: [.apt(["libvips-dev"])]
+        ),
+        /// Uploaded images made safe to keep through libvips: only the accepted loaders, the
+        /// header checked before decoding, then upright, scaled down, stripped and re-encoded.
+        .target(name: "VipsImages", dependencies: ["CVips"]),
         /// glibc's `<malloc.h>`, which the Glibc module leaves out.
         .systemLibrary(name: "CMalloc"),
         /// This process and others: termination signals, malloc arenas, running a program, private files.
@@ -171,6 +179,8 @@ let package = Package(
         .testTarget(name: "DiaryPostgresStoreTests", dependencies: [
             "StoreTestSupport", "DiaryPostgresStore", "DiaryStore", "DiaryAPI", "APITokens",
         ]),
+        /// Real images made by Pillow and exiftool in the test, through `VipsImages`.
+        .testTarget(name: "VipsImagesTests", dependencies: ["VipsImages", "StoreTestSupport"]),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability", "HTTPCore"]),
         .testTarget(name: "StoreKernelTests", dependencies: ["StoreKernel", "DiaryStore", "DiaryAPI"]),
         .testTarget(name: "DiaryServerTests", dependencies: [
