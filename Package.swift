@@ -104,6 +104,7 @@ let package = Package(
             name: "DiaryServer",
             dependencies: [
                 "DiaryAPI", "DiaryStore", "DiaryPages", "HTTPCore", "APITokens", "ByteEncodings", "CalendarTime",
+                "VipsImages",
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             resources: [.embedInCode("openapi.json")]
