@@ -53,6 +53,23 @@ extension PostgresDiaryStore {
         \(MediaAccess.linkedFromReadableEntry()), m.data FROM media m WHERE m.media_id = $1::text
         """)
 
+    public func mediaSizes(ids: [MediaID], viewerID: Int64?) throws(StoreError) -> [String: MediaSize] {
+        guard !ids.isEmpty else { return [:] }
+        return try statement(.operation("image sizes")) { session in
+            let rows = try session.query("""
+                SELECT m.media_id, m.width, m.height, m.user_id, \(MediaAccess.linkedFromReadableEntry()) FROM media m
+                WHERE m.media_id = ANY($1::text[])
+                """, [ids.map(\.text)])
+            var sizes: [String: MediaSize] = [:]
+            for row in rows {
+                let (id, width, height, ownerID, linked) = try row.decode((String, Int, Int, Int64, Bool).self)
+                guard MediaAccess.maySee(ownerID: ownerID, viewerID: viewerID, linkedFromReadableEntry: linked) else { continue }
+                sizes[id] = MediaSize(width: width, height: height)
+            }
+            return sizes
+        }
+    }
+
     public func mediaList(ownerID: Int64, page: PageRequest) throws(StoreError) -> MediaPage {
         try read(.user(ownerID)) { session in
             let total = try session.one((Int64).self, "SELECT count(*) FROM media WHERE user_id = $1", [ownerID]) ?? Int64(0)

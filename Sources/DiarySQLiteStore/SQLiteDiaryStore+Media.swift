@@ -48,6 +48,23 @@ extension SQLiteDiaryStore {
         }
     }
 
+    public func mediaSizes(ids: [MediaID], viewerID: Int64?) throws(StoreError) -> [String: MediaSize] {
+        guard !ids.isEmpty else { return [:] }
+        return try read(.operation("image sizes")) { db in
+            let statement = try db.cachedStatement(sql: """
+                SELECT m.width, m.height, m.user_id, \(MediaAccess.linkedFromReadableEntry()) FROM media m WHERE m.media_id = ?
+                """)
+            var sizes: [String: MediaSize] = [:]
+            for id in ids {
+                guard let row = try Row.fetchOne(statement, arguments: [id.text]),
+                      MediaAccess.maySee(ownerID: try row.decode(atIndex: 2), viewerID: viewerID, linkedFromReadableEntry: try row.decode(atIndex: 3))
+                else { continue }
+                sizes[id.text] = MediaSize(width: try row.decode(atIndex: 0), height: try row.decode(atIndex: 1))
+            }
+            return sizes
+        }
+    }
+
     public func mediaList(ownerID: Int64, page: PageRequest) throws(StoreError) -> MediaPage {
         try read(.user(ownerID)) { db in
             let total = try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM media WHERE user_id = ?"), arguments: [ownerID]) ?? 0

@@ -113,6 +113,9 @@ public protocol DiaryStore: Sendable {
     /// when they may read at least one of the owner's entries whose body links to it
     /// (`MediaLinks`). Nil otherwise, as for an id never given out.
     func media(id: MediaID, viewerID: Int64?) throws(StoreError) -> StoredMedia?
+    /// Width and height, by id, of those of `ids` that `viewerID` may see (as `media` decides),
+    /// without their bytes: what a page needs to lay an entry's images out.
+    func mediaSizes(ids: [MediaID], viewerID: Int64?) throws(StoreError) -> [String: MediaSize]
     /// A page of `ownerID`'s images, newest first (`created`, then the order of upload), each
     /// with the ids of the owner's entries linking to it.
     func mediaList(ownerID: Int64, page: PageRequest) throws(StoreError) -> MediaPage

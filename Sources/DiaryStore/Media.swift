@@ -17,6 +17,17 @@ public struct NewMedia: Sendable, Equatable {
     }
 }
 
+/// An image's width and height in pixels.
+public struct MediaSize: Sendable, Equatable {
+    public var width: Int
+    public var height: Int
+
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+}
+
 /// A kept image as `DiaryStore.media(id:viewerID:)` answers it to someone who may see it.
 public struct StoredMedia: Sendable, Equatable {
     public var item: MediaItem

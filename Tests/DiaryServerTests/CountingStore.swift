@@ -130,6 +130,11 @@ final class CountingStore: DiaryStore {
         return try wrapped.media(id: id, viewerID: viewerID)
     }
 
+    func mediaSizes(ids: [MediaID], viewerID: Int64?) throws(StoreError) -> [String: MediaSize] {
+        count("mediaSizes")
+        return try wrapped.mediaSizes(ids: ids, viewerID: viewerID)
+    }
+
     func mediaList(ownerID: Int64, page: PageRequest) throws(StoreError) -> MediaPage {
         count("mediaList")
         return try wrapped.mediaList(ownerID: ownerID, page: page)

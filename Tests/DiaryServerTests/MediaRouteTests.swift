@@ -65,6 +65,18 @@ enum TestImages {
         #expect(t.request("GET", item.url).status == 404)
     }
 
+    @Test func theEntryPageShowsTheImageAtItsSizeAndTheFeedAbsolute() throws {
+        let t = try TestApplication(configuration: .init(publicURL: "https://diary.example"))
+        let alice = try t.addUser("alice")
+        let item = try upload(t, alice, TestImages.png).decoded(MediaItem.self)
+        let entry = try t.request("POST", "/api/entries", token: alice, json: #"{"title":"walk","body":"![the path](\#(item.url))"}"#)
+            .decoded(Entry.self)
+        let page = t.request("GET", "/entries/\(entry.id)").text
+        #expect(page.contains(#"<img src="\#(item.url)" alt="the path" width="6" height="4" loading="lazy""#), "\(page)")
+        let feed = t.request("GET", "/feed.atom").text
+        #expect(feed.contains("src=&quot;https://diary.example\(item.url)&quot;"), "\(feed)")
+    }
+
     @Test func refusalsAreProblemsAndStoreNothing() throws {
         let t = try TestApplication()
         let alice = try t.addUser("alice")

@@ -33,6 +33,8 @@ import Testing
                 userID: alice.id, diaryID: nil, title: "Eikan-do", body: "![dusk](\(created.url))", visibility: .private
             )
             #expect(try store.media(id: id, viewerID: nil) == nil)
+            #expect(try store.mediaSizes(ids: [id], viewerID: nil).isEmpty)
+            #expect(try store.mediaSizes(ids: [id, MediaID.random()], viewerID: alice.id) == [created.id: MediaSize(width: 640, height: 480)])
 
             for visibility in [Visibility.unlisted, .public] {
                 clock.advance(seconds: 1)
@@ -40,6 +42,7 @@ import Testing
                 let seen = try #require(try store.media(id: id, viewerID: nil), "\(visibility)")
                 #expect(seen.data == upload.data && seen.isPublic)
                 #expect(try store.media(id: id, viewerID: bob.id)?.isPublic == true)
+                #expect(try store.mediaSizes(ids: [id], viewerID: nil) == [created.id: MediaSize(width: 640, height: 480)])
             }
 
             // Back to private, or the link taken out, or the entry deleted: gone at once.
