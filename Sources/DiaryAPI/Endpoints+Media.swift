@@ -8,6 +8,9 @@ public protocol RawBody: Sendable {
     /// The media types taken, as `type/*` or exact (compared lower-cased, without parameters).
     static var acceptedMediaTypes: [String] { get }
     init(rawBytes: [UInt8], contentType: String)
+    /// What a client sends: the bytes and their `Content-Type`.
+    var rawBytes: [UInt8] { get }
+    var rawContentType: String { get }
 }
 
 /// The bytes of an uploaded image as sent, with the `Content-Type` the client gave. The server
@@ -22,6 +25,18 @@ public struct ImageUpload: RawBody, Codable, ValidatableBody, Equatable {
         bytes = rawBytes
         self.contentType = contentType
     }
+
+    /// An upload of a file: its type from its name's extension, `image/jpeg` when that says
+    /// nothing (the server judges the bytes anyway; the header only has to say "an image").
+    public init(fileBytes: [UInt8], fileName: String) {
+        let types = ["jpg": "image/jpeg", "jpeg": "image/jpeg", "png": "image/png", "webp": "image/webp", "gif": "image/gif",
+                     "heic": "image/heic", "heif": "image/heif", "avif": "image/avif"]
+        let ext = fileName.split(separator: ".").last.map { $0.lowercased() } ?? ""
+        self.init(rawBytes: fileBytes, contentType: types[ext] ?? "image/jpeg")
+    }
+
+    public var rawBytes: [UInt8] { bytes }
+    public var rawContentType: String { contentType }
 
     /// Every check needs the image decoded: the server makes them, not the contract.
     public func validated() -> Result<ImageUpload, ValidationFailure> { .success(self) }

@@ -2,6 +2,7 @@ import DiaryAPI
 import DiaryServer
 import Foundation
 import HTTPCore
+import StoreTestSupport
 import Testing
 
 // MARK: - Visibility through the API
