@@ -73,6 +73,20 @@ public struct ListMedia: PagedEndpoint {
     public var query: [URLQueryItem] { page.queryItems }
 }
 
+/// `GET /api/media/{media_id}`: an image's description (size, type) to whoever may see the
+/// image; 404, as for an id never given out, to anyone else.
+public struct GetMedia: APIEndpoint {
+    public typealias Response = MediaItem
+    public static let method = HTTPRequest.Method.get
+    public static let path: PathTemplate = "/api/media/{media_id}"
+
+    public var mediaID: MediaID
+
+    public init(mediaID: MediaID) { self.mediaID = mediaID }
+    public init(_ request: EndpointRequest<NoBody>) throws(ParameterError) { mediaID = try request.mediaID() }
+    public var pathParameters: [String: String] { ["media_id": mediaID.text] }
+}
+
 /// `DELETE /api/media/{media_id}`: 204; 404 for an id that is not one of the caller's images.
 public struct DeleteMedia: APIEndpoint {
     public typealias Response = NoContent
@@ -85,13 +99,17 @@ public struct DeleteMedia: APIEndpoint {
 
     public init(mediaID: MediaID) { self.mediaID = mediaID }
 
-    public init(_ request: EndpointRequest<NoBody>) throws(ParameterError) {
-        let text = request.pathParameters["media_id"] ?? ""
+    public init(_ request: EndpointRequest<NoBody>) throws(ParameterError) { mediaID = try request.mediaID() }
+    public var pathParameters: [String: String] { ["media_id": mediaID.text] }
+}
+
+extension EndpointRequest {
+    /// The path parameter `media_id`, which must be an id as `MediaID` makes them.
+    func mediaID() throws(ParameterError) -> MediaID {
+        let text = pathParameters["media_id"] ?? ""
         guard let id = MediaID(text) else {
             throw ParameterError(name: "media_id", message: "must be 32 lowercase hex digits, not '\(text.prefix(40))'")
         }
-        mediaID = id
+        return id
     }
-
-    public var pathParameters: [String: String] { ["media_id": mediaID.text] }
 }

@@ -317,6 +317,6 @@ public enum APIEndpoints {
         ListDiaries.self, GetDiary.self, ListDiaryEntries.self, CreateDiary.self, UpdateDiary.self,
         GetCurrentUser.self, GetHealth.self, GetReadiness.self,
         ListTags.self, ExportEntries.self, ImportEntries.self,
-        UploadMedia.self, ListMedia.self, DeleteMedia.self,
+        UploadMedia.self, ListMedia.self, GetMedia.self, DeleteMedia.self,
     ]
 }

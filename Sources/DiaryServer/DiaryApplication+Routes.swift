@@ -88,6 +88,11 @@ extension DiaryApplication {
             let user = try context.authenticatedUser()
             return Reply(try h.run { () throws(StoreError) in try h.store.mediaList(ownerID: user.id, page: endpoint.page) })
         }
+        router.add(GetMedia.self, authenticator: auth) { endpoint, context throws(Problem) in
+            Reply(try h.found("image \(endpoint.mediaID)") { () throws(StoreError) in
+                try h.store.media(id: endpoint.mediaID, viewerID: context.viewerID)?.item
+            })
+        }
         router.add(DeleteMedia.self, authenticator: auth) { endpoint, context throws(Problem) in
             let user = try context.authenticatedUser()
             try h.run { () throws(StoreError) in try h.store.deleteMedia(id: endpoint.mediaID, userID: user.id) }
