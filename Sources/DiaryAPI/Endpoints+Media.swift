@@ -16,7 +16,8 @@ public protocol RawBody: Sendable {
 /// The bytes of an uploaded image as sent, with the `Content-Type` the client gave. The server
 /// decides the format from the bytes alone (`VipsImages`); the header only says "an image".
 public struct ImageUpload: RawBody, Codable, ValidatableBody, Equatable {
-    public static let acceptedMediaTypes = ["image/*"]
+    /// An image as the body, or a form whose field `file` is the image.
+    public static let acceptedMediaTypes = ["image/*", "multipart/form-data"]
 
     public var bytes: [UInt8]
     public var contentType: String

@@ -46,7 +46,7 @@ enum RequestBody {
     /// A body taken as sent (an image): its `Content-Type` must be one of the type's.
     private static func raw(_ type: any RawBody.Type, from request: Request) throws(Problem) -> any RawBody {
         let accepted = type.acceptedMediaTypes
-        let hint = "Send the file as the body with its type, e.g. -H 'Content-Type: image/jpeg' --data-binary @photo.jpg."
+        let hint = "Send the file as the body with its type (-H 'Content-Type: image/jpeg' --data-binary @photo.jpg) or as a form (-F file=@photo.jpg)."
         let contentType = request.headers[.contentType] ?? ""
         let mediaType = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
         let matches = accepted.contains { pattern in
@@ -55,6 +55,10 @@ enum RequestBody {
         guard matches else {
             let sent = contentType.isEmpty ? "The request has no Content-Type" : "The body is \(contentType.prefix(100))"
             throw .unsupportedMediaType("\(sent), which this endpoint does not take (\(accepted.joined(separator: ", "))). \(hint)")
+        }
+        if mediaType == "multipart/form-data" {
+            let file = try MultipartUpload.file(in: request.body, contentType: contentType)
+            return type.init(rawBytes: file.bytes, contentType: file.contentType)
         }
         return type.init(rawBytes: request.body, contentType: mediaType)
     }

@@ -71,6 +71,21 @@ import Testing
         #expect(feed.contains("src=&quot;https://diary.example\(item.url)&quot;"), "\(feed)")
     }
 
+    @Test func aFormWithAFileFieldIsAnUploadToo() throws {
+        let t = try TestApplication()
+        let alice = try t.addUser("alice")
+        func form(_ field: String) -> [UInt8] {
+            Array("--XyZ\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\nhello\r\n--XyZ\r\nContent-Disposition: form-data; name=\"\(field)\"; filename=\"red.png\"\r\nContent-Type: image/png\r\n\r\n".utf8)
+                + TestImages.png + Array("\r\n--XyZ--\r\n".utf8)
+        }
+        let uploaded = t.request("POST", "/api/media", token: alice, contentType: "multipart/form-data; boundary=XyZ", body: form("file"))
+        #expect(uploaded.status == 201, "\(uploaded.text)")
+        #expect(try uploaded.decoded(MediaItem.self).width == 6)
+        let wrongField = t.request("POST", "/api/media", token: alice, contentType: "multipart/form-data; boundary=XyZ", body: form("photo"))
+        #expect(wrongField.status == 400 && wrongField.problem?.errors?.first?.field == "file", "\(wrongField.text)")
+        #expect(t.request("POST", "/api/media", token: alice, contentType: "multipart/form-data", body: form("file")).status == 400)
+    }
+
     @Test func refusalsAreProblemsAndStoreNothing() throws {
         let t = try TestApplication()
         let alice = try t.addUser("alice")
