@@ -12,16 +12,21 @@ from stress_cases.context import add_user, Client, kib, new_database, post_entry
 PEAK_RSS_KIB = 300 * 1024
 
 
-def png(width, height, seed):
+def png_chunk(kind, data):
+    """One PNG chunk: length, type, data, CRC."""
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+
+def png(width, height, seed, extra=b""):
     """A width × height RGB PNG made with zlib alone (the battery uses the standard library only):
     a first row of steps, then rows that repeat it (PNG's Up filter with nothing to add), so that
-    a decoder reads every pixel of it while the file stays small on the wire."""
-    def chunk(kind, data):
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    a decoder reads every pixel of it while the file stays small on the wire. `extra`: chunks
+    put before the pixels (tEXt, iCCP)."""
     first = bytes((x * 5 + seed) % 256 for x in range(width * 3))
     rows = b"\x00" + first + (b"\x02" + bytes(width * 3)) * (height - 1)
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows, 6)) + chunk(b"IEND", b"")
+    return (b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", header) + extra + png_chunk(b"IDAT", zlib.compress(rows, 6))
+            + png_chunk(b"IEND", b""))
 
 
 def case_uploads():
