@@ -25,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
     ],
     targets: [
         // MARK: C libraries and the modules that wrap them
@@ -37,6 +38,14 @@ let package = Package(
         .target(name: "MicroHTTPDServer", dependencies: ["CMicroHTTPD", "HTTPCore", "TCPSockets", .product(name: "HTTPTypes", package: "swift-http-types")]),
         /// POSIX TCP sockets: address lookup, the listening socket, the client's connected socket.
         .target(name: "TCPSockets"),
+        .systemLibrary(
+            name: "CVips",
+            pkgConfig: "vips",
+            providers: [.apt(["libvips-dev"])]
+        ),
+        /// Uploaded images made safe to keep through libvips: only the accepted loaders, the
+        /// header checked before decoding, then upright, scaled down, stripped and re-encoded.
+        .target(name: "VipsImages", dependencies: ["CVips"]),
         /// glibc's `<malloc.h>`, which the Glibc module leaves out.
         .systemLibrary(name: "CMalloc"),
         /// This process and others: termination signals, malloc arenas, running a program, private files.
@@ -80,14 +89,14 @@ let package = Package(
                 "DiaryStore", "DiaryAPI", "StoreKernel", "DurableFiles", "ProcessControl", "CalendarTime",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
-            resources: [.embedInCode("schema.sql"), .embedInCode("schema-v2.sql"), .embedInCode("schema-v3.sql"), .embedInCode("schema-v6.sql")]
+            resources: [.embedInCode("schema.sql"), .embedInCode("schema-v2.sql"), .embedInCode("schema-v3.sql"), .embedInCode("schema-v4.sql"), .embedInCode("schema-v6.sql")]
         ),
         /// `DiaryStore` on a PostgreSQL server through postgres-nio, with blocking calls for the
         /// server's worker threads and its schema in versioned migrations (`db/postgres/`).
         .target(
             name: "DiaryPostgresStore",
             dependencies: ["DiaryStore", "DiaryAPI", "StoreKernel", .product(name: "PostgresNIO", package: "postgres-nio")],
-            resources: [.embedInCode("postgres-v1.sql"), .embedInCode("postgres-v2.sql"), .embedInCode("postgres-v3.sql"), .embedInCode("postgres-v4.sql"), .embedInCode("postgres-v7.sql")]
+            resources: [.embedInCode("postgres-v1.sql"), .embedInCode("postgres-v2.sql"), .embedInCode("postgres-v3.sql"), .embedInCode("postgres-v4.sql"), .embedInCode("postgres-v5.sql"), .embedInCode("postgres-v7.sql")]
         ),
 
         // MARK: Server, client and terminal presentation
@@ -96,6 +105,7 @@ let package = Package(
             name: "DiaryServer",
             dependencies: [
                 "DiaryAPI", "DiaryStore", "DiaryPages", "HTTPCore", "APITokens", "ByteEncodings", "CalendarTime",
+                "VipsImages", .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             resources: [.embedInCode("openapi.json")]
@@ -171,6 +181,8 @@ let package = Package(
         .testTarget(name: "DiaryPostgresStoreTests", dependencies: [
             "StoreTestSupport", "DiaryPostgresStore", "DiaryStore", "DiaryAPI", "APITokens",
         ]),
+        /// Real images made by Pillow and exiftool in the test, through `VipsImages`.
+        .testTarget(name: "VipsImagesTests", dependencies: ["VipsImages", "StoreTestSupport"]),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability", "HTTPCore"]),
         .testTarget(name: "StoreKernelTests", dependencies: ["StoreKernel", "DiaryStore", "DiaryAPI"]),
         .testTarget(name: "DiaryServerTests", dependencies: [

@@ -35,6 +35,7 @@ from stress_cases.stall import case_stall  # noqa: E402
 from stress_cases.postgres_faults import (  # noqa: E402
     case_pg_commit_lost, case_pg_frozen, case_pg_kill, case_pg_restart, case_pg_servers, case_pg_slots)
 from stress_cases.tokens_and_privacy import case_logs, case_privacy, case_timing  # noqa: E402
+from stress_cases.uploads import case_uploads  # noqa: E402
 
 
 CASES = [("crash", case_crash), ("graceful", case_graceful_stop), ("diskfull", case_disk_full),
@@ -42,7 +43,7 @@ CASES = [("crash", case_crash), ("graceful", case_graceful_stop), ("diskfull", c
          ("hostile", case_hostile), ("privacy", case_privacy), ("timing", case_timing), ("fuzz", case_fuzz),
          ("pg-servers", case_pg_servers), ("pg-kill", case_pg_kill), ("pg-restart", case_pg_restart),
          ("pg-slots", case_pg_slots), ("pg-frozen", case_pg_frozen),
-         ("pg-commit-lost", case_pg_commit_lost), ("logs", case_logs)]
+         ("pg-commit-lost", case_pg_commit_lost), ("uploads", case_uploads), ("logs", case_logs)]
 
 
 def print_table():

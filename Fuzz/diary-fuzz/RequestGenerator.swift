@@ -15,6 +15,9 @@ struct RequestGenerator {
         ("GET", "/api/diaries/{id}"), ("POST", "/api/diaries"), ("GET", "/api/diaries/{id}/entries"), ("GET", "/api/me"),
         ("GET", "/api/health"), ("OPTIONS", "/api/entries"), ("GET", "/api/tags"), ("GET", "/api/export"),
         ("POST", "/api/import"),
+        // Images: uploads of hostile bytes (`imageBody`), their lists, and the files.
+        ("POST", "/api/media"), ("POST", "/api/media"), ("GET", "/api/media"), ("GET", "/api/media/{media}"),
+        ("DELETE", "/api/media/{media}"), ("GET", "/media/{media}"), ("HEAD", "/media/{media}"),
         // The reading pages and feeds.
         ("GET", "/"), ("GET", "/entries/{id}"), ("GET", "/diaries/{id}"), ("GET", "/search"), ("GET", "/tags/{id}"),
         ("GET", "/feed.atom"), ("GET", "/diaries/{id}/feed.atom"), ("HEAD", "/style.css"),
@@ -33,6 +36,11 @@ struct RequestGenerator {
         "1", "2", "3", "0", "-1", "99999999999999999999", "9223372036854775807", "9223372036854775808", "1.5", "1e3",
         "%00", "..", "%2e%2e", "%2F", "%ff", "%", "%zz", "01", "+1", "0x10", " ", "1%20OR%201=1", "1'--",
     ]
+    /// Image ids: well formed (never given out), nearly so, and not at all.
+    static let mediaIDs = [
+        "0123456789abcdef0123456789abcdef", "0123456789ABCDEF0123456789ABCDEF", "0123456789abcdef0123456789abcde",
+        "0123456789abcdef0123456789abcdef0", "..%2f..%2fetc%2fpasswd", "", "%00",
+    ]
     static let queryNames = [
         "page", "per_page", "page", "per_page", "q", "q", "tag", "since", "until", "order", "cursor", "format", "%00", "page%5B%5D",
     ]
@@ -45,6 +53,7 @@ struct RequestGenerator {
         "application/json", "application/json; charset=utf-8", "application/json; charset=latin1", "text/plain",
         "text/markdown", "text/plain; charset=utf-8", "multipart/form-data; boundary=x", "", "APPLICATION/JSON",
         "application/json;charset=\"UTF-8\"", "application/x-ndjson",
+        "image/jpeg", "image/png", "image/gif", "image/svg+xml", "image/", "multipart/form-data; boundary=\"\"",
     ]
     static let strings = [
         "Title", "", " ", "\\n", "a\\u0000b", "\\u0000", "'; DROP TABLE entries; --", "\\\"", "\\ud800", "\\udc00\\ud800",
@@ -61,6 +70,9 @@ struct RequestGenerator {
         if input.chance(30) {
             method = input.chance(95) ? input.pick(Self.methods) : input.text(upTo: 10)
             path = input.chance(90) ? input.pick(Self.paths) : "/" + input.text(upTo: 40)
+        }
+        while let range = path.range(of: "{media}") {
+            path.replaceSubrange(range, with: input.chance(70) ? input.pick(Self.mediaIDs) : input.text(upTo: 34))
         }
         while let range = path.range(of: "{id}") {
             let id = input.chance(90) ? input.mostly(String(1 + input.below(8)), 60, else: Self.ids) : input.text(upTo: 12)
@@ -113,8 +125,9 @@ struct RequestGenerator {
     }
 
     private func body(_ input: inout FuzzInput) -> [UInt8] {
-        switch input.below(12) {
+        switch input.below(13) {
         case 0, 1: return []
+        case 12: return imageBody(&input)
         case 2: return input.bytes(upTo: 300)
         case 3: return Array(input.text(upTo: 200).utf8)
         case 4:
@@ -125,6 +138,21 @@ struct RequestGenerator {
         default:
             return Array(jsonObject(&input).utf8)
         }
+    }
+
+    /// An image's signature followed by anything: a header that claims a size, a truncated or
+    /// corrupt stream, a polyglot with HTML after it, or a form whose `file` is one of these.
+    private func imageBody(_ input: inout FuzzInput) -> [UInt8] {
+        let signatures: [[UInt8]] = [
+            [0xFF, 0xD8, 0xFF, 0xE0], [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], Array("GIF89a".utf8), Array("RIFF\0\0\0\0WEBPVP8 ".utf8),
+            Array("<svg xmlns=\"http://www.w3.org/2000/svg\">".utf8), Array("%PDF-1.4\n".utf8),
+        ]
+        var bytes = input.pick(signatures) + input.bytes(upTo: 400)
+        if input.chance(20) { bytes += Array("<html><script>alert(1)</script>".utf8) }
+        if input.chance(20) {
+            bytes = Array("--x\r\nContent-Disposition: form-data; name=\"file\"\r\nContent-Type: image/png\r\n\r\n".utf8) + bytes + Array("\r\n--x--\r\n".utf8)
+        }
+        return bytes
     }
 
     /// An object with the API's field names, values of right and wrong types, fields left out,

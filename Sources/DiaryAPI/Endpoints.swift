@@ -317,6 +317,7 @@ public enum APIEndpoints {
         ListDiaries.self, GetDiary.self, ListDiaryEntries.self, CreateDiary.self, UpdateDiary.self,
         GetCurrentUser.self, GetHealth.self, GetReadiness.self,
         ListTags.self, ExportEntries.self, ImportEntries.self,
+        UploadMedia.self, ListMedia.self, GetMedia.self, DeleteMedia.self,
         CreateToken.self, ListTokens.self, RevokeToken.self,
     ]
 }

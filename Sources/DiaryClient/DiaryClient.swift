@@ -81,8 +81,14 @@ public struct DiaryClient: Sendable {
             if case .failure(let failure) = value.validated() {
                 throw InvalidRequestError(failure.errors)
             }
-            body = try DiaryJSON.makeEncoder().encode(value)
-            headers[.contentType] = "application/json"
+            if let raw = value as? any RawBody {
+                // Sent as it is (an image), with its own type.
+                body = Data(raw.rawBytes)
+                headers[.contentType] = raw.rawContentType
+            } else {
+                body = try DiaryJSON.makeEncoder().encode(value)
+                headers[.contentType] = "application/json"
+            }
         }
         let url = Self.url(serverURL: serverURL, target: endpoint.renderedTarget)
         return PreparedRequest(method: E.method, url: url, headerFields: headers, body: body)

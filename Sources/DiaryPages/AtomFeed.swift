@@ -50,7 +50,9 @@ public struct AtomFeed: Sendable {
             for tag in entry.tags {
                 out += "<category term=\"\(escaped(tag))\"/>\n"
             }
-            out += "<content type=\"html\">\(escaped(SafeMarkdown.html(entry.body)))</content>\n</entry>\n"
+            // The site's images absolute: not every reader honours `xml:base` in content.
+            let html = SafeMarkdown.html(entry.body, images: SiteImages(base: baseURL))
+            out += "<content type=\"html\">\(escaped(html))</content>\n</entry>\n"
         }
         out += "</feed>\n"
         return Array(out.utf8)

@@ -18,6 +18,8 @@ struct HTMLSanitizer {
     }
 
     let policy: Policy
+    /// The site's own images, allowed as relative URLs and given their size.
+    var images = SiteImages()
 
     static let bodyElements: Set<String> = [
         "p", "h1", "h2", "h3", "h4", "h5", "h6", "em", "strong", "s", "del", "code", "pre", "blockquote",
@@ -136,7 +138,8 @@ struct HTMLSanitizer {
             return "a"
         case "img":
             let alt = value("alt") ?? ""
-            guard let src = value("src").flatMap(URLPolicy.image.allowed) else {
+            let own = value("src").flatMap(images.resolve)
+            guard let src = own?.url ?? value("src").flatMap(URLPolicy.image.allowed) else {
                 // The picture is not shown; what it was of still is.
                 if !alt.isEmpty {
                     out += "<span class=\"image-refused\">"
@@ -149,6 +152,7 @@ struct HTMLSanitizer {
             attribute("src", src)
             attribute("alt", alt)
             if let title = value("title") { attribute("title", title) }
+            if let size = own?.size { out += " width=\"\(size.width)\" height=\"\(size.height)\"" }
             out += " loading=\"lazy\" referrerpolicy=\"no-referrer\">"
             return "img"
         case "code":

@@ -47,11 +47,16 @@ public struct EntryReading: Sendable {
     public var previous: Entry?
     /// The diary's public entry just after this one (newer), if any.
     public var next: Entry?
+    /// Width and height of the site's images the body shows, by media id.
+    public var imageSizes: [String: (width: Int, height: Int)]
 
-    public init(entry: Entry, diary: Diary?, previous: Entry? = nil, next: Entry? = nil) {
+    public init(
+        entry: Entry, diary: Diary?, previous: Entry? = nil, next: Entry? = nil, imageSizes: [String: (width: Int, height: Int)] = [:]
+    ) {
         self.entry = entry
         self.diary = diary
         self.previous = previous
         self.next = next
+        self.imageSizes = imageSizes
     }
 }

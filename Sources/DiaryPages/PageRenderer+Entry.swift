@@ -25,7 +25,7 @@ extension PageRenderer {
                 out += "<p class=\"notice\" id=\"unlisted-notice\">Unlisted: this entry is in no list or feed; anyone with its address can read it.</p>\n"
             }
             out += "</header>\n<div class=\"entry-body\" id=\"entry-body\">\n"
-            out += SafeMarkdown.html(entry.body)
+            out += SafeMarkdown.html(entry.body, images: SiteImages(sizes: reading.imageSizes))
             out += "\n</div>\n"
             if !entry.tags.isEmpty {
                 out += "<footer class=\"entry-footer\">\n"

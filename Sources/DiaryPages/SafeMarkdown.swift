@@ -27,7 +27,9 @@ public enum SafeMarkdown {
     /// U+FDD0, a noncharacter: it stands for `<` while Ink reads the text.
     static let lessThan = Unicode.Scalar(0xFDD0)!
 
-    public static func html(_ markdown: String) -> String {
+    /// - parameter images: the site's own images (`/media/<id>`), the only relative image URLs
+    ///   shown, with their sizes.
+    public static func html(_ markdown: String, images: SiteImages = SiteImages()) -> String {
         var text = String.UnicodeScalarView()
         text.reserveCapacity(markdown.unicodeScalars.count + 16)
         text.append(contentsOf: guardComment.unicodeScalars)
@@ -58,7 +60,7 @@ public enum SafeMarkdown {
             if scalar == lessThan { restored.append(contentsOf: "&lt;".unicodeScalars) } else { restored.append(scalar) }
         }
         // A refused image without a description leaves an empty paragraph behind.
-        return HTMLSanitizer(policy: .body).sanitize(String(restored)).replacingOccurrences(of: "<p></p>", with: "")
+        return HTMLSanitizer(policy: .body, images: images).sanitize(String(restored)).replacingOccurrences(of: "<p></p>", with: "")
     }
 
     /// A search snippet (HTML text with `<mark>`, from `SnippetMarkup`) with nothing but text and `<mark>` in it.

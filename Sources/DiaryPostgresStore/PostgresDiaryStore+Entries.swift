@@ -87,6 +87,7 @@ extension PostgresDiaryStore {
                 let isPublic = stored.visibility == .public ? 1 : 0
                 try Self.touchDiary(session, id: found.id, now: now, publicly: isPublic == 1, entries: 1, publicEntries: isPublic)
                 try Self.setTags(session, entryID: id, tags: tags, replacing: false)
+                try Self.setMediaLinks(session, entryID: id, body: body, replacing: false)
                 inserted = InsertedEntry(id: id, diaryID: found.id, author: found.author, visibility: chosen)
             }
             let new = entry(inserted, created: created, now: now)
@@ -111,6 +112,7 @@ extension PostgresDiaryStore {
                     now, id,
                 ])
             if let tags = changes.tags { try Self.setTags(session, entryID: id, tags: tags, replacing: true) }
+            if let body = changes.body { try Self.setMediaLinks(session, entryID: id, body: body, replacing: true) }
             try Self.touchDiary(
                 session, id: stored.diaryID, now: now, publicly: stored.changeIsPublic(becoming: becoming.visibility),
                 publicEntries: stored.publicCountChange(becoming: becoming.visibility)
@@ -200,7 +202,8 @@ extension PostgresDiaryStore {
         _ session: SQLSession, userID: Int64, diaryID: Int64?, title: String, body: String, tags: [String], created: Date,
         visibility: Visibility?, draft: Bool, now: Date
     ) throws -> SQLSession.Answer {
-        try session.send(insertEntrySQL, [userID, diaryID, visibility?.rawValue, now, title, body, created, session.slot, tags, draft])
+        let linked = MediaLinks.ids(in: body).map(\.text)
+        return try session.send(insertEntrySQL, [userID, diaryID, visibility?.rawValue, now, title, body, created, session.slot, tags, draft, linked])
     }
 
     /// The entry `insertEntry` wrote, or nil when it found no diary; waits for it on `session`
@@ -216,7 +219,8 @@ extension PostgresDiaryStore {
     /// `insertEntry`'s statement: $1 the user, $2 the diary (NULL: the user's first), $3 the
     /// visibility (NULL: the diary's default), $4 now, $5 the title, $6 the body, $7 created,
     /// $8 the slot, $9 the tags, $10 whether it is a draft (stored private, its visibility in
-    /// `draft_visibility`: `EntryDraft`). No row, and nothing written, when there is no such diary.
+    /// `draft_visibility`: `EntryDraft`), $11 the ids of the images the body links to
+    /// (`MediaLinks`). No row, and nothing written, when there is no such diary.
     static let insertEntrySQL = PreparedSQL("""
         WITH target AS (
             SELECT diary_id, coalesce($3::text, default_visibility) AS chosen FROM diaries
@@ -229,6 +233,9 @@ extension PostgresDiaryStore {
             RETURNING entry_id, diary_id, visibility, draft_visibility
         ), tags AS (
             INSERT INTO entry_tags (entry_id, tag) SELECT e.entry_id, t.tag FROM entry e, unnest($9::text[]) AS t (tag)
+            ON CONFLICT DO NOTHING
+        ), media AS (
+            INSERT INTO entry_media (entry_id, media_id) SELECT e.entry_id, m.id FROM entry e, unnest($11::text[]) AS m (id)
             ON CONFLICT DO NOTHING
         ), activity AS (
             INSERT INTO diary_activity AS a (diary_id, slot, entry_count, public_count, updated, public_updated)

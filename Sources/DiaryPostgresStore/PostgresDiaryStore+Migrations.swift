@@ -37,6 +37,8 @@ extension PostgresDiaryStore {
                   sql: String(decoding: PackageResources.postgres_v3_sql, as: UTF8.self)),
         Migration(version: 4, name: "a GIN index of every entry's bigrams, for search terms of fewer than three characters",
                   sql: String(decoding: PackageResources.postgres_v4_sql, as: UTF8.self)),
+        Migration(version: 5, name: "uploaded images, the entries linking to them, and idempotency keys that made one",
+                  sql: String(decoding: PackageResources.postgres_v5_sql, as: UTF8.self)),
         Migration(version: 7, name: "named tokens with scopes, and drafts",
                   sql: String(decoding: PackageResources.postgres_v7_sql, as: UTF8.self)),
     ]

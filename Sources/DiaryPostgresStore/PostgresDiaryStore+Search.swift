@@ -127,6 +127,7 @@ extension PostgresDiaryStore {
                 ])
             try session.execute("SELECT setval('entries_entry_id_seq', $1)", [entry.id])
             try setTags(session, entryID: entry.id, tags: entry.tags, replacing: false)
+            try setMediaLinks(session, entryID: entry.id, body: entry.body, replacing: false)
         }
         for added in plan.touched {
             try touchDiary(

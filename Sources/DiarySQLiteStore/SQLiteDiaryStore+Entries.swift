@@ -54,6 +54,7 @@ extension SQLiteDiaryStore {
                 ])
             let id = db.lastInsertedRowID
             try Self.setTags(db, entryID: id, tags: tags, replacing: false)
+            try Self.setMediaLinks(db, entryID: id, body: body, replacing: false)
             try Self.touchDiary(db, id: diary.id, now: now.text, publicly: stored.visibility == .public)
             if let idempotency {
                 try Self.record(idempotency, userID: userID, resource: .entry, id: id, db, now: now.text)
@@ -79,6 +80,7 @@ extension SQLiteDiaryStore {
                     created.map { RFC3339.string(from: Self.wholeSeconds($0)) }, now.text, id,
                 ])
             if let tags = changes.tags { try Self.setTags(db, entryID: id, tags: tags, replacing: true) }
+            if let body = changes.body { try Self.setMediaLinks(db, entryID: id, body: body, replacing: true) }
             try Self.touchDiary(db, id: stored.diaryID, now: now.text, publicly: stored.changeIsPublic(becoming: becoming.visibility))
             guard let entry = try Self.fetchEntry(db, id: id) else {
                 throw StoreError(.notFound, .entry(id))  // Unreachable: checked above, same transaction.

@@ -130,6 +130,7 @@ extension SQLiteDiaryStore {
                 planned.visibility.rawValue, planned.draftVisibility?.rawValue,
             ])
             try setTags(db, entryID: entry.id, tags: entry.tags, replacing: false)
+            try setMediaLinks(db, entryID: entry.id, body: entry.body, replacing: false)
         }
         for added in plan.touched {
             try touchDiary(db, id: added.diaryID, now: now, publicly: added.publicEntries > 0)

@@ -138,7 +138,8 @@ extension SQLiteDiaryStore {
     }
 
     /// The schema's history: "v1" is `db/schema.sql`, "v2" (visibility) `db/schema-v2.sql`, "v3"
-    /// (the index of one- and two-character terms) `db/schema-v3.sql`, all embedded in the
+    /// (the index of one- and two-character terms) `db/schema-v3.sql`, "v4" (uploaded images and
+    /// the entries linking to them) `db/schema-v4.sql`, all embedded in the
     /// binary at build time.
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -150,6 +151,9 @@ extension SQLiteDiaryStore {
         }
         migrator.registerMigration("v3") { db in
             try db.execute(sql: String(decoding: PackageResources.schema_v3_sql, as: UTF8.self))
+        }
+        migrator.registerMigration("v4") { db in
+            try db.execute(sql: String(decoding: PackageResources.schema_v4_sql, as: UTF8.self))
         }
         // Named tokens with scopes (issue 23): `db/schema-v6.sql`.
         migrator.registerMigration("v6") { db in

@@ -86,6 +86,23 @@ extension DiaryApplication {
             return Reply(try h.run { () throws(StoreError) in try h.store.importEntries(userID: user.id, entries: body.entries) })
         }
 
+        // Media: uploads are processed off the read workers (POST: the transport's blocking threads).
+        router.add(UploadMedia.self, authenticator: auth, handler: h.uploadMedia)
+        router.add(ListMedia.self, authenticator: auth) { endpoint, context throws(Problem) in
+            let user = try context.authenticatedUser()
+            return Reply(try h.run { () throws(StoreError) in try h.store.mediaList(ownerID: user.id, page: endpoint.page) })
+        }
+        router.add(GetMedia.self, authenticator: auth) { endpoint, context throws(Problem) in
+            Reply(try h.found("image \(endpoint.mediaID)") { () throws(StoreError) in
+                try h.store.media(id: endpoint.mediaID, viewerID: context.viewerID)?.item
+            })
+        }
+        router.add(DeleteMedia.self, authenticator: auth) { endpoint, context throws(Problem) in
+            let user = try context.authenticatedUser()
+            try h.run { () throws(StoreError) in try h.store.deleteMedia(id: endpoint.mediaID, userID: user.id) }
+            return Reply(NoContent())
+        }
+
         // Users and service
         router.add(GetCurrentUser.self, authenticator: auth) { _, context throws(Problem) in
             Reply(try context.authenticatedUser())

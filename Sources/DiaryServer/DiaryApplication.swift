@@ -20,16 +20,19 @@ public struct DiaryApplication: HTTPResponder {
         public var sharesVersionReads: Bool
         /// How many uncached searches run at once, and how often an address may start one.
         public var searchLimits: SearchLimits
+        /// Uploads: the quota, the largest upload, how many are processed at once.
+        public var mediaLimits: MediaLimits
 
         public init(
             corsOrigins: [String] = [], responseCacheBytes: Int = 16 << 20, publicURL: String? = nil, sharesVersionReads: Bool = false,
-            searchLimits: SearchLimits = SearchLimits()
+            searchLimits: SearchLimits = SearchLimits(), mediaLimits: MediaLimits = MediaLimits()
         ) {
             self.corsOrigins = corsOrigins
             self.responseCacheBytes = responseCacheBytes
             self.publicURL = publicURL
             self.sharesVersionReads = sharesVersionReads
             self.searchLimits = searchLimits
+            self.mediaLimits = mediaLimits
         }
     }
 
@@ -41,6 +44,8 @@ public struct DiaryApplication: HTTPResponder {
     public let siteAddress: SiteAddress
     /// What uncached searches pass before they read the store.
     let searchAdmission: SearchAdmission
+    /// The largest upload read (`MediaLimits.maximumUploadBytes`).
+    let mediaUploadLimit: Int
 
     /// - Parameter log: called with the cause of every 5xx answer; never handed a token or a body.
     public init(store: any DiaryStore, configuration: Configuration = Configuration(), log: @escaping @Sendable (String) -> Void = { _ in }) {
@@ -53,11 +58,12 @@ public struct DiaryApplication: HTTPResponder {
             }
             : nil
         let admission = SearchAdmission(limits: configuration.searchLimits)
-        let handlers = Handlers(store: store, log: log, admission: admission)
+        let handlers = Handlers(store: store, log: log, admission: admission, mediaProcessing: MediaProcessing(limits: configuration.mediaLimits))
         let site = SiteAddress(publicURL: configuration.publicURL)
         let pages = PageRenderer()
         Self.addRoutes(to: &router, handlers: handlers, authenticator: Authenticator(store: store), cache: cache)
         Self.addPages(to: &router, handlers: handlers, cache: cache, site: site, pages: pages)
+        Self.addMediaFiles(to: &router, handlers: handlers, authenticator: Authenticator(store: store), pages: pages)
         // Outside the API, people read: the router's own problems are pages too.
         router.problemResponse = { request, problem, headers in
             Response.isAPI(request) ? Response(problem: problem, headers: headers) : Response(errorPage: problem, pages: pages, headers: headers)
@@ -65,6 +71,7 @@ public struct DiaryApplication: HTTPResponder {
         self.router = router
         siteAddress = site
         searchAdmission = admission
+        mediaUploadLimit = configuration.mediaLimits.maximumUploadBytes
         responseCache = cache
         cors = CORSPolicy(allowedOrigins: configuration.corsOrigins)
     }
@@ -84,6 +91,11 @@ public struct DiaryApplication: HTTPResponder {
     /// them never holds the workers that serve entry reads (see `SearchAdmission`).
     public func mayTakeLong(_ request: Request) -> Bool {
         SearchAdmission.isSearch(request)
+    }
+
+    /// Uploads may be larger than any other body; everything else keeps the transport's limit.
+    public func maxBodySize(for request: Request) -> Int? {
+        request.method == .post && request.path == UploadMedia.path.description ? mediaUploadLimit : nil
     }
 
     public func respond(to error: HTTPRequestError, request: Request) -> Response {

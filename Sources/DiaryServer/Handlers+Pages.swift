@@ -89,7 +89,10 @@ extension Handlers {
             let next = try self.entry(1, placesAbove: entry.created, id: entry.id, countingItself: entry.visibility == .public, in: base)
             // The page also shows the diary's title and its neighbours, which move the diary's time.
             let lastModified = max(entry.updated, diary?.updated ?? entry.updated)
-            return (EntryReading(entry: entry, diary: diary, previous: previous, next: next), lastModified)
+            // The site's images it shows, laid out at their size: one more read, only for a body that has any.
+            let linked = MediaLinks.ids(in: entry.body)
+            let sizes = linked.isEmpty ? [:] : try store.mediaSizes(ids: linked, viewerID: nil).mapValues { (width: $0.width, height: $0.height) }
+            return (EntryReading(entry: entry, diary: diary, previous: previous, next: next, imageSizes: sizes), lastModified)
         }
     }
 

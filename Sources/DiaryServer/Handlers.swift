@@ -12,6 +12,8 @@ struct Handlers: Sendable {
     let admission: SearchAdmission
     /// The cursor codec, made from the store's secret on first use.
     let cursors = CursorCodecCache()
+    /// Uploads' processing and limits.
+    var mediaProcessing = MediaProcessing(limits: MediaLimits())
 
     /// Runs a store call; a failure becomes its problem.
     func run<T>(_ body: () throws(StoreError) -> T) throws(Problem) -> T {

@@ -64,6 +64,12 @@ extension Problem {
                 detail: "This Idempotency-Key was already used with a different request; use a new key for a new request.",
                 errors: [FieldError(field: HTTPField.Name.idempotencyKey.rawName, message: "was already used with a different request")]
             )
+        case .quotaExceeded:
+            // 507: the room is the user's, not the request's size (413 is for one upload too large).
+            self.init(
+                type: "/problems/media-quota-exceeded", title: "Insufficient Storage", status: 507,
+                detail: "\(error.description); nothing was stored. Delete images you no longer use (DELETE /api/media/{id})."
+            )
         case .unavailable:
             self.init(title: "Service Unavailable", status: 503, detail: "The database cannot answer now, and nothing was written. Try again later.")
         case .timedOut:

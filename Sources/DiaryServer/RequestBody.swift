@@ -6,6 +6,9 @@ import HTTPCore
 /// allows it (`PlainTextBody`). Anything else is 415 with the header to send instead.
 enum RequestBody {
     static func decode<Body: Decodable>(_ type: Body.Type, from request: Request) throws(Problem) -> Body {
+        if let rawType = Body.self as? any RawBody.Type {
+            return try raw(rawType, from: request) as! Body  // Made as `rawType`, which is `Body`.
+        }
         let textType = Body.self as? any PlainTextBody.Type
         let lineDelimited = Body.self is any LineDelimitedBody.Type
         let accepted = [MediaTypes.json] + (textType == nil ? [] : MediaTypes.text) + (lineDelimited ? [MediaTypes.ndjson] : [])
@@ -38,5 +41,25 @@ enum RequestBody {
             if let body = textType.init(plainText: text) as? Body { return body }
         }
         return try JSONCoding.decodeBody(Body.self, from: request.body)
+    }
+
+    /// A body taken as sent (an image): its `Content-Type` must be one of the type's.
+    private static func raw(_ type: any RawBody.Type, from request: Request) throws(Problem) -> any RawBody {
+        let accepted = type.acceptedMediaTypes
+        let hint = "Send the file as the body with its type (-H 'Content-Type: image/jpeg' --data-binary @photo.jpg) or as a form (-F file=@photo.jpg)."
+        let contentType = request.headers[.contentType] ?? ""
+        let mediaType = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        let matches = accepted.contains { pattern in
+            pattern.hasSuffix("/*") ? mediaType.hasPrefix(pattern.dropLast()) && mediaType.count > pattern.count - 1 : mediaType == pattern
+        }
+        guard matches else {
+            let sent = contentType.isEmpty ? "The request has no Content-Type" : "The body is \(contentType.prefix(100))"
+            throw .unsupportedMediaType("\(sent), which this endpoint does not take (\(accepted.joined(separator: ", "))). \(hint)")
+        }
+        if mediaType == "multipart/form-data" {
+            let file = try MultipartUpload.file(in: request.body, contentType: contentType)
+            return type.init(rawBytes: file.bytes, contentType: file.contentType)
+        }
+        return type.init(rawBytes: request.body, contentType: mediaType)
     }
 }

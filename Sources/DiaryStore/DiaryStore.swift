@@ -119,6 +119,27 @@ public protocol DiaryStore: Sendable {
     /// The random secret made with the database that signs paging cursors.
     func cursorSecret() throws(StoreError) -> [UInt8]
 
+    // MARK: Media
+
+    /// Keeps a processed image of `userID` under a new random id, if the user's images with it
+    /// take at most `quota` bytes (`.quotaExceeded` otherwise, nothing written): the sum is
+    /// read in the write transaction, so two uploads at once cannot both pass it. With a key
+    /// seen before, answers the image that key kept instead (`.keyReused` for another request).
+    func createMedia(userID: Int64, media: NewMedia, quota: Int64, idempotency: IdempotencyKey?) throws(StoreError) -> Created<MediaItem>
+    /// The image with its bytes, when `viewerID` may see it: its owner always; anyone else
+    /// when they may read at least one of the owner's entries whose body links to it
+    /// (`MediaLinks`). Nil otherwise, as for an id never given out.
+    func media(id: MediaID, viewerID: Int64?) throws(StoreError) -> StoredMedia?
+    /// Width and height, by id, of those of `ids` that `viewerID` may see (as `media` decides),
+    /// without their bytes: what a page needs to lay an entry's images out.
+    func mediaSizes(ids: [MediaID], viewerID: Int64?) throws(StoreError) -> [String: MediaSize]
+    /// A page of `ownerID`'s images, newest first (`created`, then the order of upload), each
+    /// with the ids of the owner's entries linking to it.
+    func mediaList(ownerID: Int64, page: PageRequest) throws(StoreError) -> MediaPage
+    /// Deletes one of `userID`'s images. `.notFound` for an unknown id and for another user's
+    /// image alike: an id says nothing of whose it is. Entries linking to it keep their text.
+    func deleteMedia(id: MediaID, userID: Int64) throws(StoreError)
+
     // MARK: Changes
 
     /// A number that changes once any write has committed, from this process or another (any
@@ -348,6 +369,8 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case preconditionFailed
         /// An idempotency key came again with a different request.
         case keyReused
+        /// The write would take the user's stored images past their quota.
+        case quotaExceeded
     }
 
     public var kind: Kind
@@ -372,6 +395,7 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .timedOut: "\(subject) took longer than the query timeout: \(detail)"
         case .preconditionFailed: "\(subject) has changed since it was read"
         case .keyReused: "\(subject) was already used for a different request"
+        case .quotaExceeded: "\(subject) would take more room than the quota allows"
         }
     }
 
@@ -381,6 +405,8 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case diary(Int64)
         case user(Int64)
         case userName(String)
+        /// An uploaded image, by its id.
+        case media(String)
         /// A token hash that another user holds (only in a race: tokens are random).
         case token
         /// A named token, by its id.
@@ -401,6 +427,7 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             case .diary(let id): "diary \(id)"
             case .user(let id): "user \(id)"
             case .userName(let name): "user \(name)"
+            case .media(let id): "image \(id)"
             case .token: "token"
             case .namedToken(let id): "token \(id)"
             case .idempotencyKey: "this idempotency key"

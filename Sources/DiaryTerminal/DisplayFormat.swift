@@ -154,7 +154,9 @@ public enum DisplayFormat {
 extension DisplayFormat {
     /// An entry for a person at a terminal `width` columns wide: the title in bold, author,
     /// local date, visibility and tags, a rule, then the body rendered from Markdown.
-    public static func entryScreen(_ entry: Entry, style: DisplayStyle, width: Int) -> [String] {
+    public static func entryScreen(
+        _ entry: Entry, style: DisplayStyle, width: Int, imageSizes: [String: (width: Int, height: Int)] = [:]
+    ) -> [String] {
         var lines = DisplayWidth.wrap(style.bold(singleLine(entry.title)), to: width)
         var meta = "\(singleLine(entry.author)) · \(date(entry.created, style: style))"
         if entry.updated != entry.created { meta += " · edited \(date(entry.updated, style: style))" }
@@ -165,7 +167,7 @@ extension DisplayFormat {
             lines += DisplayWidth.wrap(entry.tags.map { "#" + singleLine($0) }.joined(separator: " "), to: width)
         }
         lines.append(String(repeating: "─", count: min(width, 80)))
-        lines += TerminalMarkdown(style: style, width: width).render(entry.body)
+        lines += TerminalMarkdown(style: style, width: width, imageSizes: imageSizes).render(entry.body)
         return lines
     }
 }

@@ -1,3 +1,5 @@
+import DiaryAPI
+
 /// An entry's Markdown body as lines for a terminal of a given width: headings and bold in
 /// bold, emphasis in italics, quotes behind a bar, lists with hanging indents, code blocks as
 /// written and indented, links as their text followed by the URL. Without colour the same
@@ -6,10 +8,13 @@
 public struct TerminalMarkdown: Sendable {
     public var style: DisplayStyle
     public var width: Int
+    /// Width and height of the site's images (`/media/<id>`) by id, shown with them when known.
+    public var imageSizes: [String: (width: Int, height: Int)]
 
-    public init(style: DisplayStyle, width: Int) {
+    public init(style: DisplayStyle, width: Int, imageSizes: [String: (width: Int, height: Int)] = [:]) {
         self.style = style
         self.width = max(width, 20)
+        self.imageSizes = imageSizes
     }
 
     // MARK: Blocks
@@ -129,7 +134,7 @@ public struct TerminalMarkdown: Sendable {
                 index += 1
             } else if character == "!" || character == "[", let link = Self.link(characters, at: character == "!" ? index + 1 : index) {
                 let label = String(characters[link.label])
-                out += character == "!" ? "[image: \(label)] <\(link.url)>" : (label == link.url ? "<\(link.url)>" : "\(label) <\(link.url)>")
+                out += character == "!" ? image(label, url: link.url) : (label == link.url ? "<\(link.url)>" : "\(label) <\(link.url)>")
                 index = link.end
             } else {
                 out.append(character)
@@ -138,6 +143,13 @@ public struct TerminalMarkdown: Sendable {
         }
         if style.color && (bold || italic) { out += "\u{1B}[0m" }
         return out
+    }
+
+    /// An image as one line: `[image: alt · 2048×1536] <url>`, the size when it is one of the
+    /// site's images whose size is known.
+    func image(_ alt: String, url: String) -> String {
+        let size = MediaLinks.ids(in: url).first.flatMap { imageSizes[$0.text] }
+        return "[image: \(alt)" + (size.map { " · \($0.width)×\($0.height)" } ?? "") + "] <\(url)>"
     }
 
     /// Whether the `*` or `_` at `index` opens (or with `closing`, closes) emphasis: it must touch

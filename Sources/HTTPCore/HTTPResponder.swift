@@ -20,6 +20,12 @@ public protocol HTTPResponder: Sendable {
     /// both its workers and the threads of requests that may block, so that they hold up
     /// neither the quick reads nor the writes.
     func mayTakeLong(_ request: Request) -> Bool
+
+    /// The largest body `request` (its head: method, path, headers) may send, when it differs
+    /// from the transport's limit (nil): an image upload may be larger than any JSON body.
+    /// Asked before the body is read, so that an upload past it is refused from its
+    /// `Content-Length` with nothing read.
+    func maxBodySize(for request: Request) -> Int?
 }
 
 extension HTTPResponder {
@@ -30,6 +36,10 @@ extension HTTPResponder {
 
     public func mayTakeLong(_ request: Request) -> Bool {
         false
+    }
+
+    public func maxBodySize(for request: Request) -> Int? {
+        nil
     }
 
     public func respond(to error: HTTPRequestError, request: Request) -> Response {

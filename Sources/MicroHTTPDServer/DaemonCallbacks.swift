@@ -120,7 +120,8 @@ enum DaemonCallbacks {
                 _ = MHD_get_connection_values(connection, .HEADER_KIND, collectHeader, pointer)
             }
             request.setHead(method: method.map { String(cString: $0) } ?? "", received: head, clientAddress: ClientAddress.of(connection))
-            if let refusal = request.refusal(maxBodySize: context.maxBodySize) {
+            request.maxBodySize = context.responder.maxBodySize(for: request.withoutBody) ?? context.maxBodySize
+            if let refusal = request.refusal(maxBodySize: request.maxBodySize) {
                 // Queued before the body is read: libmicrohttpd then skips `100 Continue`, drops the body
                 // and, with `Connection: close`, the connection, so nothing left over is read as a request.
                 let response = context.responder.respond(to: refusal, request: request.withoutBody)
@@ -132,11 +133,11 @@ enum DaemonCallbacks {
         if uploadDataSize.pointee > 0 {
             let chunk = UnsafeRawBufferPointer(start: uploadData, count: uploadDataSize.pointee)
             uploadDataSize.pointee = 0
-            return request.append(chunk, maxBodySize: context.maxBodySize) ? .YES : .NO
+            return request.append(chunk, maxBodySize: request.maxBodySize) ? .YES : .NO
         }
 
         if request.bodyTooLarge {
-            let response = context.responder.respond(to: .bodyTooLarge(limit: context.maxBodySize), request: request.withoutBody)
+            let response = context.responder.respond(to: .bodyTooLarge(limit: request.maxBodySize), request: request.withoutBody)
             return queue(response, on: connection, closing: true)
         }
         if let pending = request.pending {

@@ -20,6 +20,9 @@ final class RequestAccumulator {
     private var droppedBytes = 0
     /// Set when the complete request went to the blocking pool; its answer arrives here.
     var pending: PendingAnswer?
+    /// The largest body this request may send: the transport's, or the responder's for it
+    /// (`HTTPResponder.maxBodySize(for:)`), set once the head is read.
+    var maxBodySize = 0
 
     init(rawTarget: String) {
         target = rawTarget

@@ -31,6 +31,10 @@ public struct InstrumentedResponder: HTTPResponder {
         wrapped.mayBlock(request)
     }
 
+    public func maxBodySize(for request: Request) -> Int? {
+        wrapped.maxBodySize(for: request)
+    }
+
     public func mayTakeLong(_ request: Request) -> Bool {
         wrapped.mayTakeLong(request)
     }

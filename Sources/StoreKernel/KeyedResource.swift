@@ -4,6 +4,8 @@ import Foundation
 /// What an idempotency key can have created; the `resource` column's values.
 public enum KeyedResource: String, Sendable {
     case entry, diary
+    /// An uploaded image; the record's id is the image's row, not its public id.
+    case media
 }
 
 /// A key's record as an engine read it: the request's fingerprint, what it created, and its id.

@@ -64,6 +64,9 @@ struct Serve: ParsableCommand {
     @Option(help: "The site's public address (https://diary.example), used for absolute URLs in feeds. Default: the address listened on.")
     var publicURL: String?
 
+    @Option(help: "MiB of uploaded images each user may keep in all; past it an upload is refused with 507.")
+    var mediaQuota = Int(MediaLimits().quotaBytes >> 20)
+
     /// `--public-url` checked and without a trailing slash: http or https, a host, no query or fragment.
     static func normalizedPublicURL(_ text: String) -> String? {
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(), ["http", "https"].contains(scheme),
@@ -129,7 +132,8 @@ struct Serve: ParsableCommand {
             configuration: .init(
                 corsOrigins: corsOrigins, responseCacheBytes: responseCache << 20, publicURL: pageURL,
                 // On SQLite the version is read in memory: sharing it would only add waiting.
-                sharesVersionReads: database.isPostgres && sharedVersionReads, searchLimits: searchLimits
+                sharesVersionReads: database.isPostgres && sharedVersionReads, searchLimits: searchLimits,
+                mediaLimits: MediaLimits(quotaBytes: Int64(max(0, mediaQuota)) << 20)
             )
         ) { message in
             FileHandle.standardError.write(Data("diary-server: \(message)\n".utf8))

@@ -44,6 +44,9 @@ extension DiaryCommand {
         @Flag(help: "Keep it a draft, yours alone, until 'diary publish ID'.")
         var draft = false
 
+        @Option(help: ArgumentHelp("An image file to upload and show at the end of the body (repeatable).", valueName: "file"))
+        var image: [String] = []
+
         func validate() throws {
             if isPrivate, let visibility, visibility != .private {
                 throw ValidationError("--private and --visibility \(visibility.rawValue) say different things; give one.")
@@ -55,7 +58,12 @@ extension DiaryCommand {
 
         func run() async throws {
             let client = try globals.makeClient(requiringToken: true)
-            let parts = try entryParts()
+            var parts = try entryParts()
+            if !image.isEmpty {
+                // Uploaded first: the entry is written only once every image is kept.
+                let lines = try await ImageAttachments.upload(image, client: client)
+                parts.body += (parts.body.isEmpty ? "" : "\n\n") + lines.joined(separator: "\n\n")
+            }
             let post = CreateEntry(NewEntry(
                 title: parts.title, body: parts.body, diaryID: diary,
                 tags: tag.isEmpty ? nil : try normalisedTags(tag), created: try parseDate(date, "--date", endOfDay: false, style: globals.style),

@@ -22,6 +22,7 @@ struct DiaryCommand: AsyncParsableCommand {
             List.self, Browse.self, Search.self, Show.self, Add.self, Edit.self, Delete.self, Diaries.self, Tags.self,
             Export.self, Import.self, WhoAmI.self,
             Tokens.self, Publish.self,
+            Attach.self, Media.self,
         ]
     )
 

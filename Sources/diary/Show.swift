@@ -25,6 +25,16 @@ extension DiaryCommand {
             try validateID(entryID, "entry-id")
         }
 
+        /// The sizes of the site's images `body` shows, those the server lets this reader see;
+        /// one request each (an entry shows a few), none when it shows none.
+        static func imageSizes(in body: String, client: DiaryClient) async -> [String: (width: Int, height: Int)] {
+            var sizes: [String: (width: Int, height: Int)] = [:]
+            for id in MediaLinks.ids(in: body) {
+                if let item = try? await client.send(GetMedia(mediaID: id)) { sizes[id.text] = (item.width, item.height) }
+            }
+            return sizes
+        }
+
         func run() async throws {
             let client = try globals.makeClient()
             let endpoint = GetEntry(entryID: entryID)
@@ -32,7 +42,10 @@ extension DiaryCommand {
                 Output.write(raw: try await client.sendRaw(endpoint).body)
             } else if let size = Terminal.size(of: .output) {
                 // A person at a terminal: Markdown rendered to the window's width, through the pager.
-                let lines = DisplayFormat.entryScreen(try await client.send(endpoint), style: globals.style, width: size.columns)
+                let entry = try await client.send(endpoint)
+                let lines = DisplayFormat.entryScreen(
+                    entry, style: globals.style, width: size.columns, imageSizes: await Self.imageSizes(in: entry.body, client: client)
+                )
                 try Pager.show(lines.joined(separator: "\n") + "\n")
             } else {
                 Output.write(DisplayFormat.entryDetail(try await client.send(endpoint), style: globals.style))

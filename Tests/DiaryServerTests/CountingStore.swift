@@ -140,6 +140,31 @@ final class CountingStore: DiaryStore {
         return try wrapped.cursorSecret()
     }
 
+    func createMedia(userID: Int64, media: NewMedia, quota: Int64, idempotency: IdempotencyKey?) throws(StoreError) -> Created<MediaItem> {
+        count("createMedia")
+        return try wrapped.createMedia(userID: userID, media: media, quota: quota, idempotency: idempotency)
+    }
+
+    func media(id: MediaID, viewerID: Int64?) throws(StoreError) -> StoredMedia? {
+        count("media")
+        return try wrapped.media(id: id, viewerID: viewerID)
+    }
+
+    func mediaSizes(ids: [MediaID], viewerID: Int64?) throws(StoreError) -> [String: MediaSize] {
+        count("mediaSizes")
+        return try wrapped.mediaSizes(ids: ids, viewerID: viewerID)
+    }
+
+    func mediaList(ownerID: Int64, page: PageRequest) throws(StoreError) -> MediaPage {
+        count("mediaList")
+        return try wrapped.mediaList(ownerID: ownerID, page: page)
+    }
+
+    func deleteMedia(id: MediaID, userID: Int64) throws(StoreError) {
+        count("deleteMedia")
+        try wrapped.deleteMedia(id: id, userID: userID)
+    }
+
     func dataVersion() throws(StoreError) -> Int64 {
         count("dataVersion")
         return try wrapped.dataVersion()

@@ -2,6 +2,7 @@ import DiaryAPI
 import DiaryServer
 import Foundation
 import HTTPCore
+import StoreTestSupport
 import Testing
 
 // MARK: - Visibility through the API
@@ -271,11 +272,11 @@ enum ExportLines {
         ]
         let targets = Self.readTargets(diaries: [1, 2, aliceDiary.id], maxID: 70)
 
-        func expectSameAnswers(_ stage: String) throws {
+        func expectSameAnswers(_ stage: String, alsoReading extra: [String] = []) throws {
             let unlisted = try Self.unlistedIDs(mixed, alice)
             #expect(!unlisted.isEmpty)
             for reader in readers {
-                for target in targets {
+                for target in targets + extra {
                     // Readable by id: that is what unlisted means.
                     if target.hasPrefix("/api/entries/"), let id = Int64(target.dropFirst(13)), unlisted.contains(id) { continue }
                     for method in ["GET", "HEAD"] {
@@ -336,6 +337,19 @@ enum ExportLines {
         #expect(mixed.request("DELETE", "/api/tokens/\(aliceReader.id)", token: alice).status == 204)
         clock.advance(60)
         try expectSameAnswers("after the owner's tokens")
+
+        // The owner uploads images no one else may see: one that no entry links to, one that a
+        // private entry links to. To others they are ids never given out, and the list is theirs.
+        var hiddenImages: [String] = []
+        for bytes in [TestImages.png, TestImages.jpeg] {
+            let uploaded = mixed.request("POST", "/api/media", token: alice, contentType: "image/png", body: bytes)
+            hiddenImages.append(try uploaded.decoded(MediaItem.self).url)
+            clock.advance(60)
+        }
+        let linking = mixed.request("PATCH", "/api/entries/\(posted.id)", token: alice, json: #"{"body":"![secret](\#(hiddenImages[1]))"}"#)
+        #expect(linking.status == 200, "\(linking.text)")
+        clock.advance(60)
+        try expectSameAnswers("after private uploads", alsoReading: hiddenImages + ["/api/media", "/media/\(MediaID.random().text)"])
 
         // An import that names a private entry's id answers what one naming an unused id does.
         let probe = #"[{"entry_id":2,"diary_id":2,"author":"bob","title":"probe","body":"","created":"2026-11-01T00:00:00Z","updated":"2026-11-01T00:00:00Z","tags":[]}]"#

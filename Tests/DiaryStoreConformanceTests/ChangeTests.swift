@@ -15,6 +15,8 @@ import Testing
             let entry = try store.createEntry(userID: alice.id, diaryID: nil, title: "a", body: "", tags: ["t"])
             let bobsDiary = try #require(try store.diaries().first { $0.owner == "bob" })
             let exported = try store.entries(afterID: nil, limit: 10, ownerID: alice.id)
+            let image = NewMedia(contentType: "image/png", width: 1, height: 1, data: [1, 2, 3])
+            let kept = try #require(MediaID(try store.createMedia(userID: alice.id, media: image, quota: 1_000, idempotency: nil).value.id))
             var version = try store.dataVersion()
 
             let reads: [(String, () throws -> Void)] = [
@@ -27,6 +29,8 @@ import Testing
                 ("tags", { _ = try store.tags(viewerID: nil) }),
                 ("entries(afterID:)", { _ = try store.entries(afterID: nil, limit: 10, ownerID: nil) }),
                 ("cursorSecret", { _ = try store.cursorSecret() }),
+                ("media", { _ = try store.media(id: kept, viewerID: alice.id) }),
+                ("mediaList", { _ = try store.mediaList(ownerID: alice.id, page: PageRequest()) }),
             ]
             for (name, read) in reads {
                 try read()
@@ -42,6 +46,8 @@ import Testing
                 ("updateEntry of another", { _ = try store.updateEntry(id: entry.id, userID: bob.id, changes: EntryChanges(title: "x")) }),
                 ("deleteEntry of nothing", { try store.deleteEntry(id: 999, userID: alice.id) }),
                 ("importEntries of another's", { _ = try store.importEntries(userID: bob.id, entries: exported.map { ImportedEntry($0, visibility: nil) }) }),
+                ("createMedia past the quota", { _ = try store.createMedia(userID: alice.id, media: image, quota: 4, idempotency: nil) }),
+                ("deleteMedia of another's", { try store.deleteMedia(id: kept, userID: bob.id) }),
             ]
             for (name, write) in refused {
                 #expect(throws: StoreError.self, "\(name)") { try write() }
@@ -61,6 +67,8 @@ import Testing
                 ("updateEntry of its visibility", { _ = try store.updateEntry(id: entry.id, userID: alice.id, changes: EntryChanges(visibility: .private)) }),
                 ("importEntries", { _ = try store.importEntries(userID: alice.id, entries: [ImportedEntry(imported, visibility: .public)]) }),
                 ("deleteEntry", { try store.deleteEntry(id: entry.id, userID: alice.id) }),
+                ("createMedia", { _ = try store.createMedia(userID: alice.id, media: image, quota: 1_000, idempotency: nil) }),
+                ("deleteMedia", { try store.deleteMedia(id: kept, userID: alice.id) }),
             ]
             for (name, write) in writes {
                 clock.advance(seconds: 1)

@@ -80,6 +80,32 @@ struct HTTPServerTests {
         }
     }
 
+    @Test func theResponderSetsALargerLimitForOnePathAndItHoldsByContentLengthAndChunked() throws {
+        try withServer(maxBodySize: 1000) { server, probe in
+            let within = try RawConnection(port: server.port)
+            try within.send("POST /large-upload HTTP/1.1\r\nHost: test\r\nContent-Length: 3000\r\n\r\n" + String(repeating: "a", count: 3000))
+            let accepted = try within.readResponse()
+            #expect(accepted.status == 200 && accepted.body.count == 3000)
+
+            let over = try RawConnection(port: server.port)
+            try over.send("POST /large-upload HTTP/1.1\r\nHost: test\r\nContent-Length: 3001\r\n\r\n")
+            let refused = try over.readResponse()
+            #expect(refused.status == 413 && refused.header("X-Refused") == HTTPRequestError.bodyTooLarge(limit: 3000).reason)
+            #expect(try over.isClosedByServer())
+
+            let chunked = try RawConnection(port: server.port)
+            try chunked.send("POST /large-upload HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + String(repeating: "3e8\r\n" + String(repeating: "c", count: 1000) + "\r\n", count: 4) + "0\r\n\r\n")
+            #expect(try chunked.readResponse().status == 413)
+
+            // Other paths keep the transport's limit.
+            let other = try RawConnection(port: server.port)
+            try other.send("POST /upload HTTP/1.1\r\nHost: test\r\nContent-Length: 1001\r\n\r\n")
+            #expect(try other.readResponse().status == 413)
+            #expect(probe.calls.load(ordering: .relaxed) == 1)
+        }
+    }
+
     @Test func bodyAtTheLimitIsAccepted() throws {
         try withServer(maxBodySize: 1000) { server, _ in
             let connection = try RawConnection(port: server.port)

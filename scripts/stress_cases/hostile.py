@@ -5,13 +5,16 @@ injection. Each check: the expected answers, a problem body, nothing written, st
 import http.client
 import json
 import socket
+import struct
 import time
+import zlib
 
 from diarykit.http_client import build, connect, is_problem
 from stress_cases.context import (
     add_user, bound, bound_text, CFG, Client, db_digest, db_rows, new_database, post_entry, raw, read_answer, row,
     Server, server_tool)
 from stress_cases.tokens_and_privacy import case_tokens
+from stress_cases.uploads import png, png_chunk
 
 
 # Attempts (by label) whose failure is understood and whose fix is in another team's files: the
@@ -87,6 +90,7 @@ def case_hostile():
     case_search_cost(h)
     case_import(h)
     case_injection(h)
+    case_images(h)
     case_tokens(h)
     h.server.stop()
 
@@ -354,3 +358,48 @@ def case_injection(h):
         "text stored verbatim; other parameters 400/401; schema and users unchanged",
         f"{sum(verbatim)}/{len(verbatim)} stored verbatim; refused with {statuses}; user add exit {code}; "
         f"schema and users intact {intact}", ok)
+
+
+def case_images(h):
+    """Uploads that are no image, or a broken one, or one that claims 900 megapixels: refused
+    with a problem and nothing stored; and images carrying script and text, kept without it."""
+    def upload(body, content_type="image/png"):
+        return build("POST", "/api/media", h.alice, body, content_type)
+    header_only = b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", struct.pack(">IIBBBBB", 30000, 30000, 8, 2, 0, 0, 0))
+    bomb = header_only + png_chunk(b"IDAT", zlib.compress(b"\x00" * 90_001, 9)) + png_chunk(b"IEND", b"")
+    zero = b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", struct.pack(">IIBBBBB", 0, 0, 8, 2, 0, 0, 0)) + png_chunk(b"IEND", b"")
+    whole = png(40, 30, 3)
+    h.check("images: not images, broken, empty, zero-size, a 30,000 × 30,000 header", "415 or 422 problem, nothing stored",
+            [("SVG with script", upload(b'<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>', "image/svg+xml"), {415}, False),
+             ("HTML called a PNG", upload(b"<!doctype html><script>alert(1)</script>"), {415}, False),
+             ("PDF called a JPEG", upload(b"%PDF-1.4\n%%EOF\n", "image/jpeg"), {415}, False),
+             ("empty", upload(b""), {422}, False), ("zero-size PNG", upload(zero), {422}, False),
+             ("truncated PNG", upload(whole[: len(whole) // 2]), {422}, False),
+             ("30,000 × 30,000 claimed", upload(bomb), {422}, False),
+             ("multipart without the file field", upload(b"--b\r\nContent-Disposition: form-data; name=\"x\"\r\n\r\n1\r\n--b--\r\n",
+                                                         "multipart/form-data; boundary=b"), {400}, False)])
+    # Kept, but as pixels only: the text chunk's script, a 4 MB profile, HTML after the end.
+    client = Client(h.port, h.alice)
+    script = png_chunk(b"tEXt", b"Comment\x00<script>alert(document.cookie)</script>")
+    profile = png_chunk(b"iCCP", b"icc\x00\x00" + zlib.compress(b"\x00" * 4_000_000, 9))
+    carriers = {"script in a text chunk": png(40, 30, 5, script), "4 MB iCCP profile": png(40, 30, 6, profile),
+                "HTML after IEND (polyglot)": png(40, 30, 7) + b"<html><script>alert(1)</script></html>"}
+    wrong, kept_count, refused = [], 0, 0
+    for label, body in carriers.items():
+        status, _, answer = client.request("POST", "/api/media", body, headers={"Content-Type": "image/png"})
+        if status == 422:
+            refused += 1  # refused as broken: nothing of it kept either
+            continue
+        if status != 201:
+            wrong.append(f"{label}: {status}")
+            continue
+        url = json.loads(answer)["url"]
+        kept = client.request("GET", url)[2]
+        kept_count += 1
+        if b"script" in kept or b"html" in kept or b"iCCP" in kept or b"tEXt" in kept:
+            wrong.append(f"{label}: kept with its text")
+        client.request("DELETE", "/api/media/" + url.rsplit("/", 1)[1])
+    client.close()
+    row("images carrying script, text, a huge profile, HTML after the end", "kept as pixels only (or 422), never their text",
+        f"{kept_count} kept without their text, {refused} refused" if not wrong else "; ".join(wrong), not wrong and h.serving())
+

@@ -1,0 +1,66 @@
+import DiaryAPI
+import DiaryPages
+import DiaryStore
+import HTTPCore
+import HTTPTypes
+
+extension Handlers {
+    /// Processes the upload (`MediaProcessing`: at most a few at once), then keeps it within
+    /// the user's quota. A retry with the same `Idempotency-Key` and the same bytes answers the
+    /// image the first kept (processed again, then found by its key in the store's transaction).
+    func uploadMedia(_ endpoint: UploadMedia, _ context: RequestContext) throws(Problem) -> Reply<MediaItem> {
+        let user = try context.authenticatedUser()
+        let upload = try endpoint.body.required()
+        let key = try context.idempotencyKey(forRawBody: upload.bytes)
+        let media = try mediaProcessing.process(upload)
+        let created = try run { () throws(StoreError) in
+            try store.createMedia(userID: user.id, media: media, quota: mediaProcessing.limits.quotaBytes, idempotency: key)
+        }
+        return Reply(created.value, replayed: created.replayed)
+    }
+
+    /// `GET /media/{media_id}`: the image to whoever may see it (`DiaryStore.media`): to the
+    /// holder of a token sent, or to anyone. Anything else, whatever the reason, is the 404 of
+    /// an id never given out, byte for byte. Its bytes never change under its id, so the id is
+    /// its strong ETag; an image anyone may see may be kept by any cache for a year.
+    func serveMedia(_ request: Request, mediaID text: String, authenticator: Authenticator, pages: PageRenderer) -> Response {
+        let missing = Response(errorPage: .notFound("There is no image here."), pages: pages)
+        guard let id = MediaID(text) else { return missing }
+        let stored: StoredMedia?
+        do throws(Problem) {
+            let viewer = request.headers[.authorization] == nil ? nil : try authenticator.holder(for: request).user
+            stored = try run { () throws(StoreError) in try store.media(id: id, viewerID: viewer?.id) }
+        } catch {
+            return Response(errorPage: error, pages: pages)
+        }
+        guard let stored else { return missing }
+        let tag = "\"\(stored.item.id)\""
+        var headers: HTTPFields = [
+            .contentType: stored.item.contentType,
+            .xContentTypeOptions: "nosniff",
+            .eTag: tag,
+            .cacheControl: stored.isPublic ? "public, max-age=31536000, immutable" : "private, no-store",
+        ]
+        if let list = request.headers[.ifNoneMatch], EntityTag.list(list, contains: tag, weak: true) {
+            headers[.contentType] = nil
+            return Response(status: .notModified, headers: headers)
+        }
+        // A token's answer differs from anyone's: caches keep them apart.
+        if request.headers[.authorization] != nil { headers.add(.vary, "Authorization") }
+        return Response(status: .ok, headers: headers, body: stored.data)
+    }
+}
+
+extension RequestContext {
+    /// The `Idempotency-Key` of a body taken as sent (an upload), its fingerprint made from
+    /// the path and the bytes: JSON-encoding 20 MB of image to hash it would cost more than
+    /// the upload's processing.
+    func idempotencyKey(forRawBody bytes: [UInt8]) throws(Problem) -> IdempotencyKey? {
+        guard let checked = try idempotencyKey(for: NoBody()) else { return nil }
+        return IdempotencyKey(key: checked.key, fingerprint: EntityTag.of(Array(request.path.utf8) + [0] + bytes))
+    }
+}
+
+extension MediaItem: Locatable {
+    public var location: String { url }
+}

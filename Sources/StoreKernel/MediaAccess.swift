@@ -1,0 +1,44 @@
+import DiaryAPI
+import DiaryStore
+
+/// Who may see an uploaded image, and what a user may keep, written once for both engines.
+///
+/// - Its owner always sees it.
+/// - Anyone else sees it when they may read at least one of the owner's entries whose body
+///   links to it (`MediaLinks`, kept per entry in `entry_media` by the transaction that writes
+///   the body). Only the owner's entries count: someone who saw an image may not publish it
+///   by linking it from an entry of their own.
+/// - Entries others may read are the public and unlisted ones (`EntryAccess.mayRead`), so an
+///   image such an entry links to is anyone's, and caches may keep it.
+public enum MediaAccess {
+    /// SQL that is true when an image row `media` is linked from an entry of its owner that
+    /// anyone may read. The same text on SQLite and PostgreSQL: no placeholder, no dialect.
+    public static func linkedFromReadableEntry(media: String = "m") -> String {
+        """
+            EXISTS (SELECT 1 FROM entry_media l JOIN entries e ON e.entry_id = l.entry_id \
+            JOIN diaries d ON d.diary_id = e.diary_id \
+            WHERE l.media_id = \(media).media_id AND d.user_id = \(media).user_id AND e.visibility <> 'private')
+            """
+    }
+
+    /// Whether `viewerID` (nil: anyone) may see an image of `ownerID`, given whether an entry
+    /// anyone may read links to it.
+    public static func maySee(ownerID: Int64, viewerID: Int64?, linkedFromReadableEntry: Bool) -> Bool {
+        ownerID == viewerID || linkedFromReadableEntry
+    }
+
+    /// Throws `.quotaExceeded` when `adding` bytes to the `used` bytes a user's images take
+    /// already would pass `quota`.
+    public static func checkQuota(used: Int64, adding: Int, quota: Int64) throws(StoreError) {
+        let (total, overflow) = used.addingReportingOverflow(Int64(adding))
+        guard !overflow, total <= quota else {
+            throw StoreError(.quotaExceeded, .operation("this upload of \(adding) bytes, with \(used) bytes stored,"))
+        }
+    }
+
+    /// The page's offset, refused past what SQL can take, as entry lists do.
+    public static func offset(of page: PageRequest) -> Int {
+        let (offset, overflow) = (page.page - 1).multipliedReportingOverflow(by: page.perPage)
+        return overflow ? Int.max : offset
+    }
+}
