@@ -37,6 +37,9 @@ extension PostgresDiaryStore {
                   sql: String(decoding: PackageResources.postgres_v3_sql, as: UTF8.self)),
         Migration(version: 4, name: "a GIN index of every entry's bigrams, for search terms of fewer than three characters",
                   sql: String(decoding: PackageResources.postgres_v4_sql, as: UTF8.self)),
+        // Version 5 is another branch's (media).
+        Migration(version: 6, name: "the change feed: a sequence per audience, numbered by triggers in the writing transaction",
+                  sql: String(decoding: PackageResources.postgres_v6_sql, as: UTF8.self)),
     ]
 
     /// Applies every migration the database lacks, in one transaction under an advisory lock:

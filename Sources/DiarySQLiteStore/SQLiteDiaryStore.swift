@@ -151,6 +151,10 @@ extension SQLiteDiaryStore {
         migrator.registerMigration("v3") { db in
             try db.execute(sql: String(decoding: PackageResources.schema_v3_sql, as: UTF8.self))
         }
+        // "v4" is another branch's (media). "v5": the change feed, `db/schema-v5.sql`.
+        migrator.registerMigration("v5") { db in
+            try db.execute(sql: String(decoding: PackageResources.schema_v5_sql, as: UTF8.self))
+        }
         return migrator
     }
 }

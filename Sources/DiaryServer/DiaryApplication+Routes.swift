@@ -82,6 +82,11 @@ extension DiaryApplication {
             return Reply(try h.run { () throws(StoreError) in try h.store.importEntries(userID: user.id, entries: body.entries) })
         }
 
+        // Change feed (the offline replica): never cached, each page read in one transaction.
+        router.add(ListChanges.self, authenticator: auth) { endpoint, context throws(Problem) in
+            try h.changes(endpoint, viewerID: context.viewerID)
+        }
+
         // Users and service
         router.add(GetCurrentUser.self, authenticator: auth) { _, context throws(Problem) in
             Reply(try context.authenticatedUser())

@@ -55,6 +55,11 @@ extension Problem {
                 detail: "This Idempotency-Key was already used with a different request; use a new key for a new request.",
                 errors: [FieldError(field: HTTPField.Name.idempotencyKey.rawName, message: "was already used with a different request")]
             )
+        case .expired:
+            self.init(
+                type: "/problems/changes-cursor-expired", title: "Gone", status: 410,
+                detail: "\(error.description); sync again from the beginning (no since)."
+            )
         case .unavailable:
             self.init(title: "Service Unavailable", status: 503, detail: "The database cannot answer now, and nothing was written. Try again later.")
         case .timedOut:

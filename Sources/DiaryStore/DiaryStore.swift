@@ -102,6 +102,16 @@ public protocol DiaryStore: Sendable {
     /// The random secret made with the database that signs paging cursors.
     func cursorSecret() throws(StoreError) -> [UInt8]
 
+    // MARK: Change feed
+
+    /// Up to `limit` changes after `since` (nil: from the beginning) that `viewerID` may see,
+    /// oldest first, in one read transaction: public entries created or changed, for a viewer
+    /// also their own of any visibility, each whole as it is now; and tombstones for entries
+    /// deleted or no longer listable by the viewer. Throws `.expired` when `since` is older than
+    /// the tombstones kept. What anyone but an entry's owner receives, cursors included, depends
+    /// only on public changes and their own (`ChangeFeed` in StoreKernel has the rules).
+    func changes(since: ChangeCursor?, viewerID: Int64?, limit: Int) throws(StoreError) -> ChangePage
+
     // MARK: Changes
 
     /// A number that changes once any write has committed, from this process or another (any
@@ -324,6 +334,9 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case preconditionFailed
         /// An idempotency key came again with a different request.
         case keyReused
+        /// A change-feed cursor is older than the tombstones the store keeps: the reader must
+        /// start again from the beginning.
+        case expired
     }
 
     public var kind: Kind
@@ -348,6 +361,7 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .timedOut: "\(subject) took longer than the query timeout: \(detail)"
         case .preconditionFailed: "\(subject) has changed since it was read"
         case .keyReused: "\(subject) was already used for a different request"
+        case .expired: "\(subject) is older than the changes this server keeps"
         }
     }
 
