@@ -73,6 +73,8 @@ let package = Package(
         /// snippets made of the rows read. "Kernel" because an engine is this plus its
         /// transactions, pool, schema and dialect: a rule added for a new feature goes here once.
         .target(name: "StoreKernel", dependencies: ["DiaryAPI", "DiaryStore"]),
+        // The CLI's offline replica: the SQLite store filled from the change feed (never the server's transport).
+        .target(name: "DiaryReplica", dependencies: ["DiarySQLiteStore", "DiaryStore", "DiaryAPI"]),
         /// `DiaryStore` on an SQLite file through GRDB.
         .target(
             name: "DiarySQLiteStore",
@@ -132,7 +134,7 @@ let package = Package(
         .executableTarget(
             name: "diary",
             dependencies: [
-                "DiaryClient", "DiaryAPI", "DiaryTerminal", "DiaryBrowser", "ProcessControl", "Terminal",
+                "DiaryClient", "DiaryAPI", "DiaryTerminal", "DiaryBrowser", "ProcessControl", "Terminal", "DiaryReplica",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
@@ -182,6 +184,6 @@ let package = Package(
         .testTarget(name: "DiaryTerminalTests", dependencies: ["DiaryTerminal", "DiaryAPI"]),
         .testTarget(name: "TerminalTests", dependencies: ["Terminal"]),
         .testTarget(name: "DiaryBrowserTests", dependencies: ["DiaryBrowser", "DiaryTerminal", "DiaryAPI", "Terminal"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["DiaryAPI", "DiaryPostgresStore", "StoreTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["DiaryAPI", "DiaryPostgresStore", "DiarySQLiteStore", "DiaryStore", "StoreTestSupport"]),
     ]
 )

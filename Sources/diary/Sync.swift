@@ -1,0 +1,59 @@
+import ArgumentParser
+import DiaryAPI
+import DiaryClient
+import DiaryReplica
+import DiaryStore
+import Foundation
+
+// MARK: - diary sync
+
+extension DiaryCommand {
+    struct Sync: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Copy what you may read from the server to this machine, for reading offline.",
+            discussion: """
+                The copy is one SQLite file per server and user under $XDG_DATA_HOME/diary/ \
+                (default ~/.local/share/diary/), readable by you only. Each page of changes is \
+                written in one transaction: a sync cut off keeps every page before, and the next \
+                continues from there. Without a token the copy holds public entries only.
+                """
+        )
+
+        @OptionGroup var globals: GlobalOptions
+
+        @Flag(help: "Throw the local copy away and sync again from the beginning.")
+        var reset = false
+
+        func run() async throws {
+            let client = try globals.makeClient()
+            let user = client.hasToken ? try await client.send(GetCurrentUser()).name : nil
+            let location = ReplicaLocation(server: try globals.serverURL(), user: user)
+            if reset { try Replica.remove(location) }
+            let replica = try Self.open(location)
+            defer { replica.close() }
+            let (outcome, final) = try await ReplicaSync().run(
+                replica,
+                fetch: { cursor in
+                    do {
+                        return try await client.send(ListChanges(since: cursor, limit: ChangePage.maxLimit))
+                    } catch let error as APIError where error.status == 410 {
+                        throw ReplicaSync.CursorExpired()
+                    }
+                },
+                reopen: { try Self.open(location) }
+            )
+            if final !== replica { final.close() }
+            let restarted = outcome.restarted ? " (the server no longer had what the copy needed: synced again from the beginning)" : ""
+            Output.write("synced \(outcome.changes) change\(outcome.changes == 1 ? "" : "s") to \(location.file.path)\(restarted)\n")
+        }
+
+        /// The replica, or one line saying it cannot be opened and how to start afresh.
+        static func open(_ location: ReplicaLocation) throws -> Replica {
+            do {
+                return try Replica(location)
+            } catch {
+                throw CommandFailure("the local copy \(location.file.path) cannot be opened (\(error)); run: diary sync --reset")
+            }
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import DiaryAPI
+import DiarySQLiteStore
+import DiaryStore
+import Foundation
+import Testing
+
+/// `diary sync` with the real binaries: what the replica holds, its file's modes, deletions
+/// and changes to private reaching it, and a sync killed half-way then run again.
+@Suite(.serialized) struct ReplicaSyncTests {
+    /// A data folder of its own for one client, removed with the test.
+    final class DataHome {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("diary-replica-\(UUID().uuidString)")
+        var environment: [String: String] { ["XDG_DATA_HOME": url.path] }
+        var folder: URL { url.appendingPathComponent("diary") }
+
+        /// The one replica file in the folder for `user` (nil: the public one).
+        func file(of server: ServerProcess, user: String?) -> URL {
+            folder.appendingPathComponent("127.0.0.1_\(server.port)-\(user ?? "public").sqlite3")
+        }
+
+        deinit { try? FileManager.default.removeItem(at: url) }
+    }
+
+    /// Every entry a replica holds, as its owner (or, for nil, anyone) reads it, by id.
+    static func held(_ file: URL, as user: String?) throws -> [Entry] {
+        let store = try SQLiteDiaryStore(path: file.path)
+        defer { try? store.close() }
+        let viewer = try user.flatMap { try store.replicaUserID(named: $0) }
+        let own = try viewer.map { try store.entries(afterID: nil, limit: 100_000, ownerID: $0) } ?? []
+        let others = try store.entries(afterID: nil, limit: 100_000, ownerID: nil).filter { entry in !own.contains { $0.id == entry.id } }
+        return (own + others).sorted { $0.id < $1.id }
+    }
+
+    /// What the server's export gives the same reader, by id (with a token: their own, plus every public entry).
+    static func exported(_ server: ServerProcess, token: String?) throws -> [Entry] {
+        func export(_ token: String?) throws -> [Entry] {
+            let answer = try server.diary(["export", "--format", "ndjson"], token: token)
+            try #require(answer.status == 0, "\(answer.stderr)")
+            return try answer.stdout.split(separator: "\n").map { try JSONDecoder.diary.decode(Entry.self, from: Data($0.utf8)) }
+        }
+        let own = try token.map(export) ?? []
+        let others = try export(nil).filter { entry in !own.contains { $0.id == entry.id } }
+        return (own + others).sorted { $0.id < $1.id }
+    }
+
+    @Test func aSyncedReplicaHoldsWhatTheReaderMayReadAndFollowsDeletionsAndPrivacy() throws {
+        let server = try ServerProcess()
+        let alice = try server.addUser("alice"), bob = try server.addUser("bob")
+        for (title, extra) in [("kyoto", [String]()), ("secret", ["--private"]), ("unlisted", ["--visibility", "unlisted"]), ("goes", [])] {
+            #expect(try server.diary(["add", title, "--body", "紅葉 \(title)"] + extra, token: alice).status == 0)
+        }
+        #expect(try server.diary(["add", "bob's", "--body", "b"], token: bob).status == 0)
+        let aliceHome = DataHome(), bobHome = DataHome()
+        let synced = try server.diary(["sync"], token: alice, environment: aliceHome.environment)
+        #expect(synced.status == 0 && synced.stdout.contains("synced 5 changes"), "\(synced.stderr)")
+        #expect(try server.diary(["sync"], token: bob, environment: bobHome.environment).status == 0)
+
+        let aliceFile = aliceHome.file(of: server, user: "alice")
+        #expect(try Self.held(aliceFile, as: "alice") == Self.exported(server, token: alice))
+        #expect(try Self.held(bobHome.file(of: server, user: "bob"), as: "bob") == Self.exported(server, token: bob))
+        #expect(try Self.held(bobHome.file(of: server, user: "bob"), as: "bob").map(\.title) == ["kyoto", "goes", "bob's"])
+        let folderMode = try FileManager.default.attributesOfItem(atPath: aliceHome.folder.path)[.posixPermissions] as? Int
+        let fileMode = try FileManager.default.attributesOfItem(atPath: aliceFile.path)[.posixPermissions] as? Int
+        #expect(folderMode == 0o700 && fileMode == 0o600)
+
+        // A deletion and a change to private reach both replicas.
+        #expect(try server.diary(["delete", "4"], token: alice).status == 0)
+        #expect(try server.diary(["edit", "1", "--visibility", "private"], token: alice).status == 0)
+        #expect(try server.diary(["sync"], token: alice, environment: aliceHome.environment).status == 0)
+        #expect(try server.diary(["sync"], token: bob, environment: bobHome.environment).status == 0)
+        #expect(try Self.held(aliceFile, as: "alice") == Self.exported(server, token: alice))
+        #expect(try Self.held(aliceFile, as: "alice").map(\.title) == ["kyoto", "secret", "unlisted", "bob's"])
+        #expect(try Self.held(bobHome.file(of: server, user: "bob"), as: "bob").map(\.title) == ["bob's"])
+
+        // Without the token: the public part only, in a file of its own.
+        #expect(try server.diary(["sync"], environment: aliceHome.environment).status == 0)
+        #expect(try Self.held(aliceHome.file(of: server, user: nil), as: nil).map(\.title) == ["bob's"])
+    }
+
+    @Test func aSyncKilledHalfWayThenRunAgainEqualsAnUninterruptedOne() throws {
+        let seeded = FileManager.default.temporaryDirectory.appendingPathComponent("diary-seed-\(UUID().uuidString).sqlite3")
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: seeded.path + suffix) } }
+        let seed = try run(Binaries.server, ["seed", "--entries", "4000", "--database", seeded.path], seconds: 600)
+        try #require(seed.status == 0, "\(seed.stderr)")
+        let server = try ServerProcess(database: seeded.path)
+        let cut = DataHome(), whole = DataHome()
+
+        // Killed once the first page is in (each page is its own transaction).
+        let process = Process()
+        process.executableURL = Binaries.client
+        process.arguments = ["sync"]
+        process.environment = ProcessInfo.processInfo.environment.merging(cut.environment.merging(["DIARY_SERVER": server.url]) { $1 }) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let file = cut.file(of: server, user: nil)
+        let deadline = ContinuousClock.now + .seconds(120)
+        var cursor: String?
+        while cursor == nil && process.isRunning && ContinuousClock.now < deadline {
+            if FileManager.default.fileExists(atPath: file.path), let store = try? SQLiteDiaryStore(path: file.path) {
+                cursor = try? store.replicaState().cursor
+                try? store.close()
+            }
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(cursor != nil, "the first page was never applied")
+        let partial = try Self.held(file, as: nil).count
+        #expect(partial > 0 && partial < 4000, "killed after \(partial) entries")
+
+        #expect(try server.diary(["sync"], environment: cut.environment).status == 0)
+        #expect(try server.diary(["sync"], environment: whole.environment).status == 0)
+        let resumed = try Self.held(file, as: nil)
+        #expect(resumed.count == 4000)
+        #expect(resumed == (try Self.held(whole.file(of: server, user: nil), as: nil)))
+    }
+}
