@@ -74,7 +74,7 @@ let package = Package(
         /// transactions, pool, schema and dialect: a rule added for a new feature goes here once.
         .target(name: "StoreKernel", dependencies: ["DiaryAPI", "DiaryStore"]),
         // The CLI's offline replica: the SQLite store filled from the change feed (never the server's transport).
-        .target(name: "DiaryReplica", dependencies: ["DiarySQLiteStore", "DiaryStore", "DiaryAPI"]),
+        .target(name: "DiaryReplica", dependencies: ["DiarySQLiteStore", "DiaryStore", "DiaryAPI", "APITokens"]),
         /// `DiaryStore` on an SQLite file through GRDB.
         .target(
             name: "DiarySQLiteStore",
@@ -184,6 +184,6 @@ let package = Package(
         .testTarget(name: "DiaryTerminalTests", dependencies: ["DiaryTerminal", "DiaryAPI"]),
         .testTarget(name: "TerminalTests", dependencies: ["Terminal"]),
         .testTarget(name: "DiaryBrowserTests", dependencies: ["DiaryBrowser", "DiaryTerminal", "DiaryAPI", "Terminal"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["DiaryAPI", "DiaryPostgresStore", "DiarySQLiteStore", "DiaryStore", "StoreTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["DiaryAPI", "DiaryPostgresStore", "DiarySQLiteStore", "DiaryStore", "DiaryReplica", "StoreTestSupport"]),
     ]
 )

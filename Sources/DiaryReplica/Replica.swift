@@ -56,8 +56,9 @@ public struct ReplicaSync: Sendable {
     /// Syncs `replica` through `fetch` (one page of `GET /api/changes` after a cursor) until the
     /// server says nothing more follows. A failure leaves every page before it applied.
     /// On a 410, the replica is emptied (`reopen` makes a fresh one) and the sync starts over.
+    /// `owner`: the token's user name (nil without a token).
     public func run(
-        _ replica: Replica, now: () -> Date = Date.init, fetch: (ChangeCursor?) async throws -> ChangePage,
+        _ replica: Replica, owner: String?, now: () -> Date = Date.init, fetch: (ChangeCursor?) async throws -> ChangePage,
         reopen: () throws -> Replica
     ) async throws -> (Outcome, Replica) {
         var replica = replica
@@ -78,7 +79,7 @@ public struct ReplicaSync: Sendable {
             guard let next = page.nextCursor else {
                 throw InvalidPage(detail: "its next cursor '\(page.next.prefix(40))' is not one")
             }
-            try replica.store.applyReplicated(page.changes, cursor: next.description, syncedAt: now())
+            try replica.store.applyReplicated(page.changes, cursor: next.description, syncedAt: now(), owner: owner)
             outcome.pages += 1
             outcome.changes += page.changes.count
             cursor = next

@@ -1,14 +1,18 @@
+import APITokens
+import DiaryStore
 import Foundation
 
-/// Where the replica of one server, as one user reads it, lives:
-/// `$XDG_DATA_HOME/diary/<host>_<port>-<user>.sqlite3` (default `~/.local/share/diary/`),
-/// one file per server and user, so that two servers or two tokens never mix their entries.
+/// Where the replica of one server, as one token reads it, lives:
+/// `$XDG_DATA_HOME/diary/<host>_<port>-<token>.sqlite3` (default `~/.local/share/diary/`),
+/// where `<token>` is the first 16 hex digits of the token's SHA-256 (the hash the server keeps),
+/// or `public` without a token. Keyed by the token, not the user's name, so that the replica is
+/// found offline, when the server cannot say whose the token is; a replaced token starts a new
+/// replica. Two servers or two tokens never mix their entries, and the name shows no token.
 public struct ReplicaLocation: Sendable, Equatable {
     public var folder: URL
     public var file: URL
 
-    /// - parameter user: the token's user name, or nil for the public part read without a token.
-    public init(server: URL, user: String?, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(server: URL, token: String?, environment: [String: String] = ProcessInfo.processInfo.environment) {
         let base: URL
         if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
             base = URL(fileURLWithPath: data)
@@ -19,7 +23,8 @@ public struct ReplicaLocation: Sendable, Equatable {
         folder = base.appendingPathComponent("diary")
         let host = server.host ?? "server"
         let port = server.port.map(String.init) ?? (server.scheme == "https" ? "443" : "80")
-        file = folder.appendingPathComponent(Self.safe("\(host)_\(port)-\(user ?? "public")") + ".sqlite3")
+        let reader = token.map { String(TokenHash(token: $0).hex.prefix(16)) } ?? "public"
+        file = folder.appendingPathComponent(Self.safe("\(host)_\(port)-\(reader)") + ".sqlite3")
     }
 
     /// A name made of letters, digits, `.`, `_` and `-` only: no path separator, nothing hidden.

@@ -10,7 +10,9 @@ import GRDB
 extension SQLiteDiaryStore {
     /// Applies one page of the change feed and its cursor in one transaction: a sync cut off
     /// leaves the replica as it was after the last whole page.
-    public func applyReplicated(_ changes: [EntryChange], cursor: String, syncedAt: Date) throws(StoreError) {
+    /// `owner`: the name of the token's user (nil without a token), whose private entries the
+    /// replica is read with.
+    public func applyReplicated(_ changes: [EntryChange], cursor: String, syncedAt: Date, owner: String?) throws(StoreError) {
         try write(.operation("replica page")) { db in
             for change in changes {
                 switch change {
@@ -25,24 +27,23 @@ extension SQLiteDiaryStore {
                 """)
             try setting.execute(arguments: ["replica_cursor", Data(cursor.utf8)])
             try setting.execute(arguments: ["replica_synced", Data(RFC3339.string(from: syncedAt).utf8)])
+            if let owner { try setting.execute(arguments: ["replica_owner", Data(owner.utf8)]) }
         }
     }
 
-    /// Where the last sync left off, and when it ended; nils for a replica never synced.
-    public func replicaState() throws(StoreError) -> (cursor: String?, syncedAt: Date?) {
+    /// Where the last sync left off, when it ended, and the local id of the token's user
+    /// (nil without a token, or while the replica holds nothing of theirs); nils for a replica
+    /// never synced.
+    public func replicaState() throws(StoreError) -> (cursor: String?, syncedAt: Date?, ownerID: Int64?) {
         try read(.operation("replica state")) { db in
             let statement = try db.cachedStatement(sql: "SELECT value FROM settings WHERE name = ?")
-            let cursor = try Data.fetchOne(statement, arguments: ["replica_cursor"]).map { String(decoding: $0, as: UTF8.self) }
-            let synced = try Data.fetchOne(statement, arguments: ["replica_synced"]).flatMap { RFC3339.date(from: String(decoding: $0, as: UTF8.self)) }
-            return (cursor, synced)
-        }
-    }
-
-    /// The local id of the user named `name`, to read the replica as that user (their private
-    /// entries included); nil when the replica holds nothing of theirs.
-    public func replicaUserID(named name: String) throws(StoreError) -> Int64? {
-        try read(.userName(name)) { db in
-            try Int64.fetchOne(db.cachedStatement(sql: "SELECT user_id FROM users WHERE name = ?"), arguments: [name])
+            func text(_ name: String) throws -> String? {
+                try Data.fetchOne(statement, arguments: [name]).map { String(decoding: $0, as: UTF8.self) }
+            }
+            let owner = try text("replica_owner").flatMap { name in
+                try Int64.fetchOne(db.cachedStatement(sql: "SELECT user_id FROM users WHERE name = ?"), arguments: [name])
+            }
+            return (try text("replica_cursor"), try text("replica_synced").flatMap(RFC3339.date(from:)), owner)
         }
     }
 

@@ -27,12 +27,12 @@ extension DiaryCommand {
         func run() async throws {
             let client = try globals.makeClient()
             let user = client.hasToken ? try await client.send(GetCurrentUser()).name : nil
-            let location = ReplicaLocation(server: try globals.serverURL(), user: user)
+            let location = ReplicaLocation(server: try globals.serverURL(), token: globals.resolvedToken())
             if reset { try Replica.remove(location) }
             let replica = try Self.open(location)
             defer { replica.close() }
             let (outcome, final) = try await ReplicaSync().run(
-                replica,
+                replica, owner: user,
                 fetch: { cursor in
                     do {
                         return try await client.send(ListChanges(since: cursor, limit: ChangePage.maxLimit))

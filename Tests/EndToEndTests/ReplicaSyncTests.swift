@@ -1,4 +1,5 @@
 import DiaryAPI
+import DiaryReplica
 import DiarySQLiteStore
 import DiaryStore
 import Foundation
@@ -13,19 +14,19 @@ import Testing
         var environment: [String: String] { ["XDG_DATA_HOME": url.path] }
         var folder: URL { url.appendingPathComponent("diary") }
 
-        /// The one replica file in the folder for `user` (nil: the public one).
-        func file(of server: ServerProcess, user: String?) -> URL {
-            folder.appendingPathComponent("127.0.0.1_\(server.port)-\(user ?? "public").sqlite3")
+        /// The replica file of `server` as `token` reads it (nil: the public one).
+        func file(of server: ServerProcess, token: String?) -> URL {
+            ReplicaLocation(server: URL(string: server.url)!, token: token, environment: environment).file
         }
 
         deinit { try? FileManager.default.removeItem(at: url) }
     }
 
-    /// Every entry a replica holds, as its owner (or, for nil, anyone) reads it, by id.
-    static func held(_ file: URL, as user: String?) throws -> [Entry] {
+    /// Every entry a replica holds, as the token's user it was synced for reads it, by id.
+    static func held(_ file: URL) throws -> [Entry] {
         let store = try SQLiteDiaryStore(path: file.path)
         defer { try? store.close() }
-        let viewer = try user.flatMap { try store.replicaUserID(named: $0) }
+        let viewer = try store.replicaState().ownerID
         let own = try viewer.map { try store.entries(afterID: nil, limit: 100_000, ownerID: $0) } ?? []
         let others = try store.entries(afterID: nil, limit: 100_000, ownerID: nil).filter { entry in !own.contains { $0.id == entry.id } }
         return (own + others).sorted { $0.id < $1.id }
@@ -55,10 +56,10 @@ import Testing
         #expect(synced.status == 0 && synced.stdout.contains("synced 5 changes"), "\(synced.stderr)")
         #expect(try server.diary(["sync"], token: bob, environment: bobHome.environment).status == 0)
 
-        let aliceFile = aliceHome.file(of: server, user: "alice")
-        #expect(try Self.held(aliceFile, as: "alice") == Self.exported(server, token: alice))
-        #expect(try Self.held(bobHome.file(of: server, user: "bob"), as: "bob") == Self.exported(server, token: bob))
-        #expect(try Self.held(bobHome.file(of: server, user: "bob"), as: "bob").map(\.title) == ["kyoto", "goes", "bob's"])
+        let aliceFile = aliceHome.file(of: server, token: alice)
+        #expect(try Self.held(aliceFile) == Self.exported(server, token: alice))
+        #expect(try Self.held(bobHome.file(of: server, token: bob)) == Self.exported(server, token: bob))
+        #expect(try Self.held(bobHome.file(of: server, token: bob)).map(\.title) == ["kyoto", "goes", "bob's"])
         let folderMode = try FileManager.default.attributesOfItem(atPath: aliceHome.folder.path)[.posixPermissions] as? Int
         let fileMode = try FileManager.default.attributesOfItem(atPath: aliceFile.path)[.posixPermissions] as? Int
         #expect(folderMode == 0o700 && fileMode == 0o600)
@@ -68,13 +69,13 @@ import Testing
         #expect(try server.diary(["edit", "1", "--visibility", "private"], token: alice).status == 0)
         #expect(try server.diary(["sync"], token: alice, environment: aliceHome.environment).status == 0)
         #expect(try server.diary(["sync"], token: bob, environment: bobHome.environment).status == 0)
-        #expect(try Self.held(aliceFile, as: "alice") == Self.exported(server, token: alice))
-        #expect(try Self.held(aliceFile, as: "alice").map(\.title) == ["kyoto", "secret", "unlisted", "bob's"])
-        #expect(try Self.held(bobHome.file(of: server, user: "bob"), as: "bob").map(\.title) == ["bob's"])
+        #expect(try Self.held(aliceFile) == Self.exported(server, token: alice))
+        #expect(try Self.held(aliceFile).map(\.title) == ["kyoto", "secret", "unlisted", "bob's"])
+        #expect(try Self.held(bobHome.file(of: server, token: bob)).map(\.title) == ["bob's"])
 
         // Without the token: the public part only, in a file of its own.
         #expect(try server.diary(["sync"], environment: aliceHome.environment).status == 0)
-        #expect(try Self.held(aliceHome.file(of: server, user: nil), as: nil).map(\.title) == ["bob's"])
+        #expect(try Self.held(aliceHome.file(of: server, token: nil)).map(\.title) == ["bob's"])
     }
 
     @Test func aSyncKilledHalfWayThenRunAgainEqualsAnUninterruptedOne() throws {
@@ -92,7 +93,7 @@ import Testing
         process.environment = ProcessInfo.processInfo.environment.merging(cut.environment.merging(["DIARY_SERVER": server.url]) { $1 }) { $1 }
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        let file = cut.file(of: server, user: nil)
+        let file = cut.file(of: server, token: nil)
         let deadline = ContinuousClock.now + .seconds(120)
         var cursor: String?
         while cursor == nil && process.isRunning && ContinuousClock.now < deadline {
@@ -104,13 +105,49 @@ import Testing
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         #expect(cursor != nil, "the first page was never applied")
-        let partial = try Self.held(file, as: nil).count
+        let partial = try Self.held(file).count
         #expect(partial > 0 && partial < 4000, "killed after \(partial) entries")
 
         #expect(try server.diary(["sync"], environment: cut.environment).status == 0)
         #expect(try server.diary(["sync"], environment: whole.environment).status == 0)
-        let resumed = try Self.held(file, as: nil)
+        let resumed = try Self.held(file)
         #expect(resumed.count == 4000)
-        #expect(resumed == (try Self.held(whole.file(of: server, user: nil), as: nil)))
+        #expect(resumed == (try Self.held(whole.file(of: server, token: nil))))
+    }
+
+    /// Sync, stop the server, then list, show, search (English and Japanese) and tags answer
+    /// from the replica with one line on stderr; `--offline` forces it while the server is up,
+    /// and `DIARY_OFFLINE=never` keeps the connection error.
+    @Test func readsAnswerFromTheReplicaWhenTheServerIsAway() throws {
+        let server = try ServerProcess()
+        let alice = try server.addUser("alice")
+        #expect(try server.diary(["add", "Kyoto leaves", "--body", "京都で紅葉を見た", "--tag", "travel"], token: alice).status == 0)
+        #expect(try server.diary(["add", "Plans", "--body", "secret plans", "--private"], token: alice).status == 0)
+        let home = DataHome()
+        var environment = home.environment
+        environment["TZ"] = "UTC"
+        #expect(try server.diary(["sync"], token: alice, environment: environment).status == 0)
+        let online = try server.diary(["list"], token: alice, environment: environment)
+        let forced = try server.diary(["list", "--offline"], token: alice, environment: environment)
+        #expect(forced.status == 0 && forced.stdout == online.stdout, "\(forced.stderr)")
+        #expect(forced.stderr.hasPrefix("offline: showing what was synced ") && forced.stderr.hasSuffix("(just now)\n"))
+        server.stop()
+
+        let list = try server.diary(["list"], token: alice, environment: environment)
+        #expect(list.status == 0 && list.stdout == online.stdout, "\(list.stderr)")
+        #expect(list.stderr.split(separator: "\n").count == 1 && list.stderr.hasPrefix("offline: showing what was synced"))
+        let search = try server.diary(["search", "紅葉"], token: alice, environment: environment)
+        #expect(search.status == 0 && search.stdout.contains("Kyoto leaves") && !search.stdout.contains("Plans"), "\(search.stderr)")
+        #expect(try server.diary(["search", "plans"], token: alice, environment: environment).stdout.contains("Plans"))
+        let show = try server.diary(["show", "2"], token: alice, environment: environment)
+        #expect(show.status == 0 && show.stdout.hasPrefix("Plans") && show.stdout.contains("secret plans"))
+        #expect(try server.diary(["tags"], token: alice, environment: environment).stdout.contains("travel"))
+
+        // Without the token: the public copy, which was never synced.
+        let anonymous = try server.diary(["list"], environment: environment)
+        #expect(anonymous.status == 1 && anonymous.stderr.contains("cannot reach") && anonymous.stderr.contains("diary sync"), "\(anonymous.stderr)")
+        environment["DIARY_OFFLINE"] = "never"
+        let never = try server.diary(["list"], token: alice, environment: environment)
+        #expect(never.status == 1 && never.stderr.contains("cannot reach") && !never.stderr.contains("offline:"), "\(never.stderr)")
     }
 }
