@@ -47,6 +47,11 @@ public struct ReplicaReader: Sendable {
         try replica.store.entry(id: id, viewerID: viewerID)
     }
 
+    /// How many entries the copy holds.
+    public func entryCount() throws(StoreError) -> Int {
+        try replica.store.replicaEntryCount()
+    }
+
     public func tags() throws(StoreError) -> [TagCount] {
         try replica.store.tags(viewerID: viewerID)
     }

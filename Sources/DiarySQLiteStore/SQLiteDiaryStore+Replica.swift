@@ -66,3 +66,12 @@ extension SQLiteDiaryStore {
         try touchDiary(db, id: entry.diaryID, now: updated, publicly: entry.visibility == .public)
     }
 }
+
+extension SQLiteDiaryStore {
+    /// How many entries the replica holds, whoever may read them.
+    public func replicaEntryCount() throws(StoreError) -> Int {
+        try read(.operation("replica entries")) { db in
+            try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM entries")) ?? 0
+        }
+    }
+}

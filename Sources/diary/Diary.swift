@@ -21,7 +21,7 @@ struct DiaryCommand: AsyncParsableCommand {
         subcommands: [
             List.self, Browse.self, Search.self, Show.self, Add.self, Edit.self, Delete.self, Diaries.self, Tags.self,
             Export.self, Import.self, WhoAmI.self,
-            Sync.self,
+            Sync.self, Status.self,
         ]
     )
 

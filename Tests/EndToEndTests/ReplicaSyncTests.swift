@@ -150,4 +150,30 @@ import Testing
         let never = try server.diary(["list"], token: alice, environment: environment)
         #expect(never.status == 1 && never.stderr.contains("cannot reach") && !never.stderr.contains("offline:"), "\(never.stderr)")
     }
+
+    /// `diary status` reads the copy; a damaged copy is one line suggesting `diary sync --reset`,
+    /// which makes it whole again.
+    @Test func statusAndADamagedCopy() throws {
+        let server = try ServerProcess()
+        let alice = try server.addUser("alice")
+        #expect(try server.diary(["add", "one", "--body", "x"], token: alice).status == 0)
+        let home = DataHome()
+        let before = try server.diary(["status"], token: alice, environment: home.environment)
+        #expect(before.status == 0 && before.stdout.contains("last sync: never"), "\(before.stdout)")
+        #expect(try server.diary(["sync"], token: alice, environment: home.environment).status == 0)
+        let status = try server.diary(["status"], token: alice, environment: home.environment)
+        #expect(status.stdout.contains("server: \(server.url)") && status.stdout.contains("entries held: 1"), "\(status.stdout)")
+        #expect(status.stdout.contains("(just now)") && status.stdout.contains("changes not sent: 0"))
+
+        let file = home.file(of: server, token: alice)
+        try Data(repeating: 0x5A, count: 8192).write(to: file)
+        for arguments in [["list", "--offline"], ["sync"]] {
+            let damaged = try server.diary(arguments, token: alice, environment: home.environment)
+            #expect(damaged.status == 1, "\(arguments)")
+            #expect(damaged.stderr.split(separator: "\n").count == 1 && damaged.stderr.contains("diary sync --reset"), "\(damaged.stderr)")
+        }
+        let reset = try server.diary(["sync", "--reset"], token: alice, environment: home.environment)
+        #expect(reset.status == 0, "\(reset.stderr)")
+        #expect(try Self.held(file).map(\.title) == ["one"])
+    }
 }
