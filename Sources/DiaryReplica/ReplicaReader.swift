@@ -52,6 +52,18 @@ public struct ReplicaReader: Sendable {
         try replica.store.replicaEntryCount()
     }
 
+    /// `page` with " [not sent]" after the title of each entry whose change waits in the outbox.
+    public func markingUnsent(_ page: EntryPage) throws(StoreError) -> EntryPage {
+        let unsent = try replica.store.unsentEntryIDs()
+        var page = page
+        page.entries = page.entries.map { entry in
+            var entry = entry
+            if unsent.contains(entry.id) { entry.title += " [not sent]" }
+            return entry
+        }
+        return page
+    }
+
     public func tags() throws(StoreError) -> [TagCount] {
         try replica.store.tags(viewerID: viewerID)
     }

@@ -74,7 +74,7 @@ extension DiaryCommand {
                 if json {
                     Output.write(raw: try OfflineReading.json(entries))
                 } else {
-                    Output.write(DisplayFormat.entryListing(entries, perPage: perPage, diaryID: diary, style: globals.style))
+                    Output.write(DisplayFormat.entryListing(try replica.markingUnsent(entries), perPage: perPage, diaryID: diary, style: globals.style))
                 }
                 return
             }
@@ -86,7 +86,7 @@ extension DiaryCommand {
                 if json {
                     Output.write(raw: try OfflineReading.json(entries))
                 } else if !entries.entries.isEmpty {
-                    Output.write(DisplayFormat.entryRows(entries.entries, style: globals.style).joined(separator: "\n"))
+                    Output.write(DisplayFormat.entryRows(try replica.markingUnsent(entries).entries, style: globals.style).joined(separator: "\n"))
                 }
                 shown += entries.entries.count
                 guard entries.entries.count == query.page.perPage else { break }

@@ -22,8 +22,7 @@ extension DiaryCommand {
                 defer { reader.close() }
                 lines.append("last sync: \(globals.style.date(reader.syncedAt)) (\(OfflineReading.age(Date().timeIntervalSince(reader.syncedAt))))")
                 lines.append("entries held: \(try reader.entryCount())")
-                // Offline writes (an outbox) are not built yet: nothing is ever waiting to be sent.
-                lines.append("changes not sent: 0")
+                lines.append("changes not sent: \(try reader.replica.store.outbox().count)")
             } catch let error as ReplicaReader.Unavailable {
                 lines.append("last sync: never (\(error.description))")
             }

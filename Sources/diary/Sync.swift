@@ -31,6 +31,8 @@ extension DiaryCommand {
             if reset { try Replica.remove(location) }
             let replica = try Self.open(location)
             defer { replica.close() }
+            // What was written offline goes first, in order; the pull then brings the server's versions.
+            let conflicts = client.hasToken ? try await OutboxSender(client: client, replica: replica, style: globals.style).send() : []
             let (outcome, final) = try await ReplicaSync().run(
                 replica, owner: user,
                 fetch: { cursor in
@@ -45,6 +47,10 @@ extension DiaryCommand {
             if final !== replica { final.close() }
             let restarted = outcome.restarted ? " (the server no longer had what the copy needed: synced again from the beginning)" : ""
             Output.write("synced \(outcome.changes) change\(outcome.changes == 1 ? "" : "s") to \(location.file.path)\(restarted)\n")
+            guard conflicts.isEmpty else {
+                for line in conflicts { try? FileHandle.standardError.write(contentsOf: Data((line + "\n").utf8)) }
+                throw ExitCode.failure
+            }
         }
 
         /// The replica, or one line saying it cannot be opened and how to start afresh.

@@ -176,4 +176,48 @@ import Testing
         #expect(reset.status == 0, "\(reset.stderr)")
         #expect(try Self.held(file).map(\.title) == ["one"])
     }
+
+    /// Written offline: kept in the outbox and shown `[not sent]`; the server back on the same
+    /// port, `diary sync` sends them in order and another client reads them. An edit of an
+    /// entry changed meanwhile from a second replica is a conflict: the server's text stays,
+    /// the local one becomes a private entry, one line names both, and sync exits non-zero.
+    @Test func offlineWritesAreSentBySyncAndAConflictLosesNothing() throws {
+        let server = try ServerProcess()
+        let alice = try server.addUser("alice")
+        #expect(try server.diary(["add", "shared", "--body", "original"], token: alice).status == 0)
+        #expect(try server.diary(["add", "other", "--body", "x"], token: alice).status == 0)
+        let laptop = DataHome(), phone = DataHome()
+        for home in [laptop, phone] { #expect(try server.diary(["sync"], token: alice, environment: home.environment).status == 0) }
+        // The phone edits entry 1 while the server is up.
+        #expect(try server.diary(["edit", "1", "--body", "from the phone"], token: alice, environment: phone.environment).status == 0)
+        let port = server.port
+        server.stop()
+
+        for arguments in [["add", "train", "--body", "written offline"], ["edit", "1", "--body", "from the laptop"], ["edit", "2", "--title", "other, renamed"]] {
+            let written = try server.diary(arguments, token: alice, environment: laptop.environment)
+            #expect(written.status == 0 && written.stdout.contains("[not sent]"), "\(arguments): \(written.stderr)")
+        }
+        let pending = try server.diary(["list"], token: alice, environment: laptop.environment)
+        #expect(pending.stdout.split(separator: "\n").filter { $0.contains("[not sent]") }.count == 3, "\(pending.stdout)")
+        #expect(try server.diary(["status"], token: alice, environment: laptop.environment).stdout.contains("changes not sent: 3"))
+
+        try server.start(extraArguments: ["--port", String(port)])
+        let synced = try server.diary(["sync"], token: alice, environment: laptop.environment)
+        #expect(synced.status == 1)
+        let conflicts = synced.stderr.split(separator: "\n")
+        #expect(conflicts.count == 1 && conflicts[0].hasPrefix("conflict: entry 1 changed on the server; your text is kept as private entry "), "\(synced.stderr)")
+        let copyID = try #require(conflicts.first.flatMap { Int64($0.split(separator: " ").last ?? "") })
+
+        // Another client, straight from the server: both texts, and the offline writes.
+        #expect(try server.diary(["show", "1"], token: alice).stdout.contains("from the phone"))
+        let copy = try JSONDecoder.diary.decode(Entry.self, from: Data(try server.diary(["show", String(copyID), "--json"], token: alice).stdout.utf8))
+        #expect(copy.body == "from the laptop" && copy.visibility == .private && copy.title.hasPrefix("shared (conflict, "))
+        let titles = try Self.exported(server, token: alice).map(\.title)
+        #expect(titles.contains("train") && titles.contains("other, renamed") && titles.count == 4, "\(titles)")
+        // The laptop's copy is the server's now, with nothing left to send; a second sync sends nothing twice.
+        #expect(try Self.held(laptop.file(of: server, token: alice)) == Self.exported(server, token: alice))
+        #expect(try server.diary(["status"], token: alice, environment: laptop.environment).stdout.contains("changes not sent: 0"))
+        #expect(try server.diary(["sync"], token: alice, environment: laptop.environment).status == 0)
+        #expect(try Self.exported(server, token: alice).count == 4)
+    }
 }
