@@ -20,7 +20,6 @@ public final class Replica: Sendable {
         defer { umask(previous) }
         store = try SQLiteDiaryStore(path: location.file.path)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: location.file.path)
-        try store.prepareOutbox()
     }
 
     /// Throws the replica away: its file and journal files. The next sync starts from the beginning.

@@ -38,21 +38,20 @@ public struct OutboxItem: Sendable, Equatable {
 /// The replica's outbox: a table of its own in the replica's file (not a migration of the
 /// server's schema: only replicas have it), and the local entry each change shows at once.
 extension SQLiteDiaryStore {
-    /// Makes the outbox table if the file has none.
-    public func prepareOutbox() throws(StoreError) {
-        try write(.operation("replica outbox")) { db in
-            try db.execute(sql: """
-                CREATE TABLE IF NOT EXISTS replica_outbox (
-                    sequence        INTEGER PRIMARY KEY AUTOINCREMENT,
-                    kind            TEXT NOT NULL CHECK (kind IN ('add', 'edit', 'delete')),
-                    entry_id        INTEGER NOT NULL,
-                    request         TEXT NOT NULL,
-                    idempotency_key TEXT NOT NULL,
-                    base_tag        TEXT,
-                    written         TEXT NOT NULL
-                ) STRICT
-                """)
-        }
+    /// Makes the outbox table if the file has none: by the first change queued, so that a
+    /// read of the replica (`diary list --offline`) never writes.
+    static func prepareOutbox(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE IF NOT EXISTS replica_outbox (
+                sequence        INTEGER PRIMARY KEY AUTOINCREMENT,
+                kind            TEXT NOT NULL CHECK (kind IN ('add', 'edit', 'delete')),
+                entry_id        INTEGER NOT NULL,
+                request         TEXT NOT NULL,
+                idempotency_key TEXT NOT NULL,
+                base_tag        TEXT,
+                written         TEXT NOT NULL
+            ) STRICT
+            """)
     }
 
     /// Queues `item` and shows its result in the replica at once, in one transaction: `local`
@@ -61,6 +60,7 @@ extension SQLiteDiaryStore {
     /// stored, unless an earlier change to it waits (then the answer to that one gives it).
     public func queue(_ item: OutboxItem, local: Entry?) throws(StoreError) -> Int64 {
         try write(.operation("replica outbox")) { db in
+            try Self.prepareOutbox(db)
             var item = item
             var local = local
             if item.kind == .add {
@@ -89,7 +89,8 @@ extension SQLiteDiaryStore {
     /// Every change waiting, oldest first.
     public func outbox() throws(StoreError) -> [OutboxItem] {
         try read(.operation("replica outbox")) { db in
-            try Row.fetchAll(db, sql: """
+            guard try db.tableExists("replica_outbox") else { return [] }
+            return try Row.fetchAll(db, sql: """
                 SELECT sequence, kind, entry_id, request, idempotency_key, base_tag, written FROM replica_outbox ORDER BY sequence
                 """).map { row in
                 OutboxItem(

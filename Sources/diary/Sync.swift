@@ -26,8 +26,9 @@ extension DiaryCommand {
 
         func run() async throws {
             let client = try globals.makeClient()
-            let user = client.hasToken ? try await client.send(GetCurrentUser()).name : nil
             let location = ReplicaLocation(server: try globals.serverURL(), token: globals.resolvedToken())
+            if reset { try Self.confirmReset(location) }
+            let user = client.hasToken ? try await client.send(GetCurrentUser()).name : nil
             if reset { try Replica.remove(location) }
             let replica = try Self.open(location)
             defer { replica.close() }
@@ -50,6 +51,23 @@ extension DiaryCommand {
             guard conflicts.isEmpty else {
                 for line in conflicts { try? FileHandle.standardError.write(contentsOf: Data((line + "\n").utf8)) }
                 throw ExitCode.failure
+            }
+        }
+
+        /// Changes written offline and not sent are lost with the copy: asked first at a
+        /// terminal, refused elsewhere (a script cannot answer).
+        static func confirmReset(_ location: ReplicaLocation) throws {
+            guard let reader = try? ReplicaReader(location) else { return }
+            let unsent = (try? reader.replica.store.outbox().count) ?? 0
+            reader.close()
+            guard unsent > 0 else { return }
+            let what = "\(unsent) change\(unsent == 1 ? "" : "s") written offline \(unsent == 1 ? "is" : "are") not sent yet"
+            guard StandardInput.isTerminal else {
+                throw CommandFailure("\(what): run diary sync to send them first; the copy was not reset")
+            }
+            try? FileHandle.standardError.write(contentsOf: Data("\(what) and would be lost. Reset anyway? [y/N] ".utf8))
+            guard let answer = readLine(), answer.lowercased().hasPrefix("y") else {
+                throw CommandFailure("the copy was not reset")
             }
         }
 

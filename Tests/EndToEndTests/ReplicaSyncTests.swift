@@ -200,6 +200,10 @@ import Testing
         let pending = try server.diary(["list"], token: alice, environment: laptop.environment)
         #expect(pending.stdout.split(separator: "\n").filter { $0.contains("[not sent]") }.count == 3, "\(pending.stdout)")
         #expect(try server.diary(["status"], token: alice, environment: laptop.environment).stdout.contains("changes not sent: 3"))
+        // A reset would lose them: refused where nobody can answer the question.
+        let reset = try server.diary(["sync", "--reset"], token: alice, environment: laptop.environment)
+        #expect(reset.status == 1 && reset.stderr.contains("3 changes written offline are not sent yet"), "\(reset.stderr)")
+        #expect(try server.diary(["status"], token: alice, environment: laptop.environment).stdout.contains("changes not sent: 3"))
 
         try server.start(extraArguments: ["--port", String(port)])
         let synced = try server.diary(["sync"], token: alice, environment: laptop.environment)
