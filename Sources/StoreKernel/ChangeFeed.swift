@@ -11,8 +11,8 @@ import DiaryStore
 ///   writing transaction, one counter row per audience, so positions follow commit order.
 /// - **One row per entry and audience**, at its latest position: the feed sends each entry as
 ///   it is now, so an older change to it has nothing left to say.
-/// - **What a reader gets** (`page`): the public sequence after their public position, then,
-///   with a token, their own after their own position. Each row is the entry whole when the
+/// - **What a reader gets** (`page`): with a token, their own sequence after their own
+///   position, then the public sequence after their public position. Each row is the entry whole when the
 ///   reader may list it now (public, or theirs), else a tombstone. Nothing in either sequence,
 ///   nor its positions, moves when someone else changes an entry the public does not see.
 /// - **Tombstones kept**: the newest `tombstonesKept` per audience; older ones are dropped by
@@ -57,21 +57,27 @@ public enum ChangeFeed {
         if let viewerID, let own = cursor.ownPosition {
             try checkNotExpired(own, horizon: horizon(viewerID))
         }
+        // The reader's own changes first (a replica has its owner's diaries from the first
+        // page), then the public ones, each sequence in order.
         var next = cursor
         var changes: [EntryChange] = []
         var sent = Set<Int64>()
-        let publicRows = try rows(publicAudience, cursor.publicPosition, limit + 1)
-        var more = publicRows.count > limit
-        for row in publicRows.prefix(limit) {
-            next.publicPosition = row.position
-            if sent.insert(row.entryID).inserted { changes.append(change(row, viewerID: viewerID)) }
-        }
-        if let viewerID, let own = cursor.ownPosition, !more {
-            let room = limit - publicRows.count
-            let ownRows = try rows(viewerID, own, room + 1)
-            more = ownRows.count > room
-            for row in ownRows.prefix(room) {
+        var room = limit
+        var more = false
+        if let viewerID, let own = cursor.ownPosition {
+            let ownRows = try rows(viewerID, own, limit + 1)
+            more = ownRows.count > limit
+            for row in ownRows.prefix(limit) {
                 next.ownPosition = row.position
+                if sent.insert(row.entryID).inserted { changes.append(change(row, viewerID: viewerID)) }
+            }
+            room -= min(ownRows.count, limit)
+        }
+        if !more {
+            let publicRows = try rows(publicAudience, cursor.publicPosition, room + 1)
+            more = publicRows.count > room
+            for row in publicRows.prefix(room) {
+                next.publicPosition = row.position
                 if sent.insert(row.entryID).inserted { changes.append(change(row, viewerID: viewerID)) }
             }
         }

@@ -88,7 +88,7 @@ import Testing
             let anyone = try store.changes(since: nil, viewerID: nil, limit: 10)
             #expect(anyone.changes.map(\.entryID) == [1, 3] && anyone.next == "2")
             let alice = try store.changes(since: nil, viewerID: 1, limit: 10)
-            #expect(alice.changes.map(\.entryID) == [1, 3, 2, 4] && alice.next == "2.3")
+            #expect(alice.changes.map(\.entryID) == [1, 2, 4, 3] && alice.next == "2.3")
             let later = try store.createEntry(userID: 2, diaryID: 2, title: "new", body: "")
             #expect(try store.changes(since: anyone.nextCursor, viewerID: nil, limit: 10).changes == [.entry(later)])
             #expect(try store.integrityCheck() == "ok")

@@ -42,10 +42,10 @@ import Testing
             #expect(anonymous == [.entry(open), .entry(bobs)])
             #expect(anonymousCursor == ChangeCursor(publicPosition: 2, ownPosition: nil))
             let (own, aliceCursor) = try Self.drain(store, since: nil, viewerID: alice.id)
-            #expect(own == [.entry(open), .entry(bobs), .entry(secret), .entry(link)], "public first, then own, each entry once")
+            #expect(own == [.entry(open), .entry(secret), .entry(link), .entry(bobs)], "own first, then public, each entry once")
             #expect(aliceCursor == ChangeCursor(publicPosition: 2, ownPosition: 3))
             let (bobsView, bobCursor) = try Self.drain(store, since: nil, viewerID: bob.id)
-            #expect(bobsView == [.entry(open), .entry(bobs)])
+            #expect(bobsView == [.entry(bobs), .entry(open)])
 
             // Nothing new: the same cursor back, and no more.
             let idle = try store.changes(since: anonymousCursor, viewerID: nil, limit: 10)
@@ -58,10 +58,10 @@ import Testing
             let hiddenBob = try store.updateEntry(id: bobs.id, userID: bob.id, changes: EntryChanges(visibility: .unlisted))
 
             #expect(try Self.drain(store, since: anonymousCursor, viewerID: nil).0 == [.entry(edited), .deleted(entryID: bobs.id)])
-            #expect(try Self.drain(store, since: bobCursor, viewerID: bob.id).0 == [.entry(edited), .entry(hiddenBob)])
+            #expect(try Self.drain(store, since: bobCursor, viewerID: bob.id).0 == [.entry(hiddenBob), .entry(edited)])
             #expect(
                 try Self.drain(store, since: aliceCursor, viewerID: alice.id).0
-                    == [.entry(edited), .deleted(entryID: bobs.id), .entry(hidden), .deleted(entryID: secret.id)]
+                    == [.entry(edited), .entry(hidden), .deleted(entryID: secret.id), .deleted(entryID: bobs.id)]
             )
             // Made public again: whole to everyone.
             let shown = try store.updateEntry(id: link.id, userID: alice.id, changes: EntryChanges(visibility: .public))

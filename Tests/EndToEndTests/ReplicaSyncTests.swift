@@ -78,22 +78,32 @@ import Testing
         #expect(try Self.held(aliceHome.file(of: server, token: nil)).map(\.title) == ["bob's"])
     }
 
-    @Test func aSyncKilledHalfWayThenRunAgainEqualsAnUninterruptedOne() throws {
+    /// A server on a seeded database of `entries` public entries, and its file to remove.
+    static func seededServer(entries: Int) throws -> (ServerProcess, URL) {
         let seeded = FileManager.default.temporaryDirectory.appendingPathComponent("diary-seed-\(UUID().uuidString).sqlite3")
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: seeded.path + suffix) } }
-        let seed = try run(Binaries.server, ["seed", "--entries", "4000", "--database", seeded.path], seconds: 600)
+        let seed = try run(Binaries.server, ["seed", "--entries", String(entries), "--database", seeded.path], seconds: 600)
         try #require(seed.status == 0, "\(seed.stderr)")
-        let server = try ServerProcess(database: seeded.path)
-        let cut = DataHome(), whole = DataHome()
+        return (try ServerProcess(database: seeded.path), seeded)
+    }
 
-        // Killed once the first page is in (each page is its own transaction).
+    static func remove(_ database: URL) {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database.path + suffix) }
+    }
+
+    /// `diary sync` started in the background, and (polled, never slept for) once its first
+    /// page is in the replica.
+    static func startSync(_ server: ServerProcess, _ home: DataHome, token: String?) throws -> Process {
         let process = Process()
         process.executableURL = Binaries.client
         process.arguments = ["sync"]
-        process.environment = ProcessInfo.processInfo.environment.merging(cut.environment.merging(["DIARY_SERVER": server.url]) { $1 }) { $1 }
+        var environment = home.environment
+        environment["DIARY_SERVER"] = server.url
+        environment["DIARY_TOKEN"] = token
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.standardError
         try process.run()
-        let file = cut.file(of: server, token: nil)
+        let file = home.file(of: server, token: token)
         let deadline = ContinuousClock.now + .seconds(120)
         var cursor: String?
         while cursor == nil && process.isRunning && ContinuousClock.now < deadline {
@@ -102,9 +112,20 @@ import Testing
                 try? store.close()
             }
         }
+        #expect(cursor != nil, "the first page was never applied")
+        return process
+    }
+
+    @Test func aSyncKilledHalfWayThenRunAgainEqualsAnUninterruptedOne() throws {
+        let (server, seeded) = try Self.seededServer(entries: 4000)
+        defer { Self.remove(seeded) }
+        let cut = DataHome(), whole = DataHome()
+
+        // Killed once the first page is in (each page is its own transaction).
+        let process = try Self.startSync(server, cut, token: nil)
+        let file = cut.file(of: server, token: nil)
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
-        #expect(cursor != nil, "the first page was never applied")
         let partial = try Self.held(file).count
         #expect(partial > 0 && partial < 4000, "killed after \(partial) entries")
 
@@ -223,5 +244,31 @@ import Testing
         #expect(try server.diary(["status"], token: alice, environment: laptop.environment).stdout.contains("changes not sent: 0"))
         #expect(try server.diary(["sync"], token: alice, environment: laptop.environment).status == 0)
         #expect(try Self.exported(server, token: alice).count == 4)
+    }
+
+    /// A sync running while `diary add --offline` writes to the same replica: they wait for
+    /// each other (SQLite's lock, a 5 s busy timeout against page transactions of milliseconds),
+    /// both finish, and the replica holds everything.
+    @Test func aSyncAndAnOfflineAddAtOnce() throws {
+        let (server, seeded) = try Self.seededServer(entries: 3000)
+        defer { Self.remove(seeded) }
+        // Her own changes come first: her diary is in the replica from the first page.
+        let token = try server.addUser("alice")
+        #expect(try server.diary(["add", "mine", "--body", "x"], token: token).status == 0)
+        let home = DataHome()
+        let sync = try Self.startSync(server, home, token: token)
+        var added = 0
+        while sync.isRunning || added == 0 {
+            let add = try server.diary(["add", "offline \(added)", "--body", "y", "--offline"], token: token, environment: home.environment)
+            #expect(add.status == 0, "\(add.stderr)")
+            added += 1
+        }
+        sync.waitUntilExit()
+        #expect(sync.terminationStatus == 0, "the sync failed")
+        let store = try SQLiteDiaryStore(path: home.file(of: server, token: token).path)
+        defer { try? store.close() }
+        #expect(try store.integrityCheck() == "ok")
+        #expect(try store.outbox().count == added)
+        #expect(try store.replicaEntryCount() == 3001 + added)
     }
 }

@@ -41,13 +41,13 @@ import Testing
         #expect(other.changes == [.deleted(entryID: 2), .deleted(entryID: 3)] && other.next == "4.0")
     }
 
-    @Test func aFullPageOfPublicChangesLeavesTheOwnPositionWhereItWas() throws {
+    @Test func ownChangesComeFirstAndAFullPageLeavesThePublicPositionWhereItWas() throws {
         let first = try Self.page(since: nil, viewer: 7, limit: 2)
-        #expect(first.more && first.next == "3.0")
+        #expect(first.changes == [.entry(Self.entry(1, .public)), .entry(Self.entry(2, .private))] && first.more && first.next == "0.5")
         let second = try Self.page(since: first.nextCursor, viewer: 7, limit: 2)
-        #expect(second.next == "4.2" && second.more)
+        #expect(second.next == "3.5" && second.more)
         let third = try Self.page(since: second.nextCursor, viewer: 7, limit: 2)
-        #expect(third.changes == [.entry(Self.entry(2, .private))] && third.next == "4.5" && !third.more)
+        #expect(third.changes == [.deleted(entryID: 3)] && third.next == "4.5" && !third.more)
     }
 
     @Test func aCursorShortOfTheHorizonIsExpiredButTheBeginningNever() throws {
