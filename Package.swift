@@ -82,6 +82,8 @@ let package = Package(
         /// snippets made of the rows read. "Kernel" because an engine is this plus its
         /// transactions, pool, schema and dialect: a rule added for a new feature goes here once.
         .target(name: "StoreKernel", dependencies: ["DiaryAPI", "DiaryStore"]),
+        // The CLI's offline replica: the SQLite store filled from the change feed (never the server's transport).
+        .target(name: "DiaryReplica", dependencies: ["DiarySQLiteStore", "DiaryStore", "DiaryAPI", "APITokens"]),
         /// `DiaryStore` on an SQLite file through GRDB.
         .target(
             name: "DiarySQLiteStore",
@@ -89,14 +91,14 @@ let package = Package(
                 "DiaryStore", "DiaryAPI", "StoreKernel", "DurableFiles", "ProcessControl", "CalendarTime",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
-            resources: [.embedInCode("schema.sql"), .embedInCode("schema-v2.sql"), .embedInCode("schema-v3.sql"), .embedInCode("schema-v4.sql"), .embedInCode("schema-v6.sql")]
+            resources: [.embedInCode("schema.sql"), .embedInCode("schema-v2.sql"), .embedInCode("schema-v3.sql"), .embedInCode("schema-v4.sql"), .embedInCode("schema-v5.sql"), .embedInCode("schema-v6.sql")]
         ),
         /// `DiaryStore` on a PostgreSQL server through postgres-nio, with blocking calls for the
         /// server's worker threads and its schema in versioned migrations (`db/postgres/`).
         .target(
             name: "DiaryPostgresStore",
             dependencies: ["DiaryStore", "DiaryAPI", "StoreKernel", .product(name: "PostgresNIO", package: "postgres-nio")],
-            resources: [.embedInCode("postgres-v1.sql"), .embedInCode("postgres-v2.sql"), .embedInCode("postgres-v3.sql"), .embedInCode("postgres-v4.sql"), .embedInCode("postgres-v5.sql"), .embedInCode("postgres-v7.sql")]
+            resources: [.embedInCode("postgres-v1.sql"), .embedInCode("postgres-v2.sql"), .embedInCode("postgres-v3.sql"), .embedInCode("postgres-v4.sql"), .embedInCode("postgres-v5.sql"), .embedInCode("postgres-v6.sql"), .embedInCode("postgres-v7.sql")]
         ),
 
         // MARK: Server, client and terminal presentation
@@ -142,7 +144,7 @@ let package = Package(
         .executableTarget(
             name: "diary",
             dependencies: [
-                "DiaryClient", "DiaryAPI", "DiaryTerminal", "DiaryBrowser", "ProcessControl", "Terminal",
+                "DiaryClient", "DiaryAPI", "DiaryTerminal", "DiaryBrowser", "ProcessControl", "Terminal", "DiaryReplica",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
@@ -194,6 +196,9 @@ let package = Package(
         .testTarget(name: "DiaryTerminalTests", dependencies: ["DiaryTerminal", "DiaryAPI"]),
         .testTarget(name: "TerminalTests", dependencies: ["Terminal"]),
         .testTarget(name: "DiaryBrowserTests", dependencies: ["DiaryBrowser", "DiaryTerminal", "DiaryAPI", "Terminal"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["DiaryAPI", "DiaryPostgresStore", "StoreTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: [
+            "DiaryAPI", "DiaryPostgresStore", "DiarySQLiteStore", "DiaryStore", "DiaryReplica", "StoreTestSupport",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
     ]
 )

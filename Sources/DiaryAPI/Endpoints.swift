@@ -308,6 +308,44 @@ public struct ImportEntries: APIEndpoint {
     public init(_ request: EndpointRequest<ImportBatch>) throws(ParameterError) { body = request.body }
 }
 
+// MARK: - Change feed (the offline replica)
+
+/// `GET /api/changes?since=CURSOR&limit=N`: what changed since the cursor (no `since`: from the
+/// beginning), oldest first, streamed; a cursor older than the tombstones kept is 410.
+public struct ListChanges: APIEndpoint {
+    public typealias Response = ChangePage
+    public static let method = HTTPRequest.Method.get
+    public static let path: PathTemplate = "/api/changes"
+
+    public var since: ChangeCursor?
+    public var limit: Int
+
+    public init(since: ChangeCursor? = nil, limit: Int = ChangePage.defaultLimit) {
+        self.since = since
+        self.limit = limit
+    }
+
+    public init(_ request: EndpointRequest<NoBody>) throws(ParameterError) {
+        if let text = try request.queryValue("since") {
+            guard let cursor = ChangeCursor(text) else {
+                throw ParameterError(name: "since", message: "is not a cursor of this feed: '\(text.prefix(40))'")
+            }
+            since = cursor
+        }
+        limit = ChangePage.defaultLimit
+        if let text = try request.queryValue("limit") {
+            limit = try EndpointRequest<NoBody>.positiveInt(text, name: "limit")
+            guard limit <= ChangePage.maxLimit else {
+                throw ParameterError(name: "limit", message: "must be at most \(ChangePage.maxLimit)")
+            }
+        }
+    }
+
+    public var query: [URLQueryItem] {
+        (since.map { [URLQueryItem(name: "since", value: $0.description)] } ?? []) + [URLQueryItem(name: "limit", value: String(limit))]
+    }
+}
+
 // MARK: - Catalogue
 
 public enum APIEndpoints {
@@ -319,5 +357,6 @@ public enum APIEndpoints {
         ListTags.self, ExportEntries.self, ImportEntries.self,
         UploadMedia.self, ListMedia.self, GetMedia.self, DeleteMedia.self,
         CreateToken.self, ListTokens.self, RevokeToken.self,
+        ListChanges.self,
     ]
 }

@@ -39,6 +39,8 @@ extension PostgresDiaryStore {
                   sql: String(decoding: PackageResources.postgres_v4_sql, as: UTF8.self)),
         Migration(version: 5, name: "uploaded images, the entries linking to them, and idempotency keys that made one",
                   sql: String(decoding: PackageResources.postgres_v5_sql, as: UTF8.self)),
+        Migration(version: 6, name: "the change feed: a sequence per audience, numbered by triggers in the writing transaction",
+                  sql: String(decoding: PackageResources.postgres_v6_sql, as: UTF8.self)),
         Migration(version: 7, name: "named tokens with scopes, and drafts",
                   sql: String(decoding: PackageResources.postgres_v7_sql, as: UTF8.self)),
     ]

@@ -155,6 +155,10 @@ extension SQLiteDiaryStore {
         migrator.registerMigration("v4") { db in
             try db.execute(sql: String(decoding: PackageResources.schema_v4_sql, as: UTF8.self))
         }
+        // The change feed (issue 22): `db/schema-v5.sql`.
+        migrator.registerMigration("v5") { db in
+            try db.execute(sql: String(decoding: PackageResources.schema_v5_sql, as: UTF8.self))
+        }
         // Named tokens with scopes (issue 23): `db/schema-v6.sql`.
         migrator.registerMigration("v6") { db in
             try db.execute(sql: String(decoding: PackageResources.schema_v6_sql, as: UTF8.self))

@@ -102,6 +102,10 @@ extension DiaryApplication {
             try h.run { () throws(StoreError) in try h.store.deleteMedia(id: endpoint.mediaID, userID: user.id) }
             return Reply(NoContent())
         }
+        // Change feed (the offline replica): never cached, each page read in one transaction.
+        router.add(ListChanges.self, authenticator: auth) { endpoint, context throws(Problem) in
+            try h.changes(endpoint, viewerID: context.viewerID)
+        }
 
         // Users and service
         router.add(GetCurrentUser.self, authenticator: auth) { _, context throws(Problem) in

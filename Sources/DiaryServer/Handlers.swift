@@ -85,6 +85,17 @@ struct Handlers: Sendable {
         return Reply([], stream: stream, contentType: format.mediaType)
     }
 
+    /// A page of the change feed, read in one transaction and then streamed
+    /// (`ChangeFeedWriter`): memory holds one page (at most `ChangePage.maxLimit` changes),
+    /// however many the reader syncs. A cursor past the tombstones kept is 410.
+    func changes(_ endpoint: ListChanges, viewerID: Int64?) throws(Problem) -> Reply<ChangePage> {
+        let page = try run { () throws(StoreError) in
+            try store.changes(since: endpoint.since, viewerID: viewerID, limit: endpoint.limit)
+        }
+        let writer = ChangeFeedWriter(page: page)
+        return Reply(page, stream: HTTPBodyStream { writer.chunk() }, contentType: MediaTypes.json)
+    }
+
     /// An unknown `diary_id` in the body is a field the client got wrong: 422, not 404.
     func createEntry(_ endpoint: CreateEntry, _ context: RequestContext) throws(Problem) -> Reply<Entry> {
         let user = try context.authenticatedUser()

@@ -70,6 +70,11 @@ extension Problem {
                 type: "/problems/media-quota-exceeded", title: "Insufficient Storage", status: 507,
                 detail: "\(error.description); nothing was stored. Delete images you no longer use (DELETE /api/media/{id})."
             )
+        case .expired:
+            self.init(
+                type: "/problems/changes-cursor-expired", title: "Gone", status: 410,
+                detail: "\(error.description); sync again from the beginning (no since)."
+            )
         case .unavailable:
             self.init(title: "Service Unavailable", status: 503, detail: "The database cannot answer now, and nothing was written. Try again later.")
         case .timedOut:

@@ -140,6 +140,16 @@ public protocol DiaryStore: Sendable {
     /// image alike: an id says nothing of whose it is. Entries linking to it keep their text.
     func deleteMedia(id: MediaID, userID: Int64) throws(StoreError)
 
+    // MARK: Change feed
+
+    /// Up to `limit` changes after `since` (nil: from the beginning) that `viewerID` may see,
+    /// oldest first, in one read transaction: public entries created or changed, for a viewer
+    /// also their own of any visibility, each whole as it is now; and tombstones for entries
+    /// deleted or no longer listable by the viewer. Throws `.expired` when `since` is older than
+    /// the tombstones kept. What anyone but an entry's owner receives, cursors included, depends
+    /// only on public changes and their own (`ChangeFeed` in StoreKernel has the rules).
+    func changes(since: ChangeCursor?, viewerID: Int64?, limit: Int) throws(StoreError) -> ChangePage
+
     // MARK: Changes
 
     /// A number that changes once any write has committed, from this process or another (any
@@ -371,6 +381,9 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case keyReused
         /// The write would take the user's stored images past their quota.
         case quotaExceeded
+        /// A change-feed cursor is older than the tombstones the store keeps: the reader must
+        /// start again from the beginning.
+        case expired
     }
 
     public var kind: Kind
@@ -396,6 +409,7 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .preconditionFailed: "\(subject) has changed since it was read"
         case .keyReused: "\(subject) was already used for a different request"
         case .quotaExceeded: "\(subject) would take more room than the quota allows"
+        case .expired: "\(subject) is older than the changes this server keeps"
         }
     }
 

@@ -1,6 +1,8 @@
 import ArgumentParser
 import DiaryAPI
 import DiaryClient
+import DiaryReplica
+import DiarySQLiteStore
 import DiaryTerminal
 import Foundation
 import HTTPTypes
@@ -64,21 +66,44 @@ extension DiaryCommand {
                 let lines = try await ImageAttachments.upload(image, client: client)
                 parts.body += (parts.body.isEmpty ? "" : "\n\n") + lines.joined(separator: "\n\n")
             }
-            let post = CreateEntry(NewEntry(
+            let newEntry = NewEntry(
                 title: parts.title, body: parts.body, diaryID: diary,
                 tags: tag.isEmpty ? nil : try normalisedTags(tag), created: try parseDate(date, "--date", endOfDay: false, style: globals.style),
                 visibility: isPrivate ? .private : visibility, draft: draft ? true : nil
-            ))
+            )
+            let post = CreateEntry(newEntry)
             // One key for the post and its retry: if the first answer was lost on the way back,
             // the server replays it instead of writing the entry twice.
-            let key: HTTPFields = [.idempotencyKey: UUID().uuidString]
+            let keyText = UUID().uuidString
+            let key: HTTPFields = [.idempotencyKey: keyText]
             let entry: Entry
             do {
-                entry = try await client.send(post, headers: key)
-            } catch is ConnectionError {
-                entry = try await client.send(post, headers: key)
+                guard !globals.offline else { throw CommandFailure("offline") }
+                do {
+                    entry = try await client.send(post, headers: key)
+                } catch is ConnectionError {
+                    entry = try await client.send(post, headers: key)
+                }
+            } catch where OfflineWriting.applies(globals, error) {
+                try queueOffline(newEntry, key: keyText)
+                return
             }
             Output.write("created entry \(entry.id): \(entry.title)" + DisplayFormat.marker(entry))
+        }
+
+        /// The entry into the replica's outbox, shown there at once; sent by `diary sync`.
+        private func queueOffline(_ newEntry: NewEntry, key: String) throws {
+            let now = Date()
+            let item = OutboxItem(kind: .add, entryID: 0, request: try OfflineWriting.encoded(newEntry), idempotencyKey: key, baseTag: nil, written: now)
+            try OfflineWriting.queue(globals, item) { replica in
+                guard let owner = try replica.replica.store.replicaOwnerDiary() else {
+                    throw CommandFailure("the local copy holds no diary of yours yet: nothing was written")
+                }
+                return Entry(
+                    id: 0, diaryID: newEntry.diaryID ?? owner.diaryID, author: owner.name, title: newEntry.title, body: newEntry.body,
+                    created: newEntry.created ?? now, updated: now, tags: newEntry.tags ?? [], visibility: newEntry.visibility?.value ?? .public
+                )
+            }
         }
 
         /// Title and body from the arguments, standard input or the editor.

@@ -1,6 +1,9 @@
 import ArgumentParser
 import DiaryAPI
 import DiaryClient
+import DiaryReplica
+import DiarySQLiteStore
+import Foundation
 
 // MARK: - diary delete
 
@@ -19,7 +22,15 @@ extension DiaryCommand {
 
         func run() async throws {
             let client = try globals.makeClient(requiringToken: true)
-            _ = try await client.send(DeleteEntry(entryID: entryID))
+            do {
+                guard !globals.offline else { throw CommandFailure("offline") }
+                _ = try await client.send(DeleteEntry(entryID: entryID))
+            } catch where OfflineWriting.applies(globals, error) {
+                try OfflineWriting.queue(globals, OutboxItem(
+                    kind: .delete, entryID: entryID, request: "", idempotencyKey: UUID().uuidString, baseTag: nil, written: Date()
+                )) { _ in nil }
+                return
+            }
             Output.write("deleted entry \(entryID)")
         }
     }

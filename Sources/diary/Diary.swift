@@ -23,6 +23,7 @@ struct DiaryCommand: AsyncParsableCommand {
             Export.self, Import.self, WhoAmI.self,
             Tokens.self, Publish.self,
             Attach.self, Media.self,
+            Sync.self, Status.self,
         ]
     )
 

@@ -1,6 +1,9 @@
 import ArgumentParser
 import DiaryAPI
 import DiaryClient
+import DiaryReplica
+import DiarySQLiteStore
+import Foundation
 import DiaryTerminal
 import HTTPTypes
 
@@ -43,11 +46,19 @@ extension DiaryCommand {
             if title != nil || body != nil || visibility != nil || date != nil {
                 let created = try parseDate(date, "--date", endOfDay: false, style: globals.style)
                 let patch = EntryPatch(title: title, body: body, visibility: visibility, created: created)
-                let entry = try await client.send(UpdateEntry(entryID: entryID, patch))
+                let entry: Entry
+                do {
+                    guard !globals.offline else { throw CommandFailure("offline") }
+                    entry = try await client.send(UpdateEntry(entryID: entryID, patch))
+                } catch where OfflineWriting.applies(globals, error) {
+                    try queueOffline(patch)
+                    return
+                }
                 Output.write("updated entry \(entry.id)" + DisplayFormat.marker(entry))
                 return
             }
 
+            guard !globals.offline else { throw CommandFailure("offline, edit takes --title, --body, --visibility or --date") }
             let read = try await client.sendRaw(GetEntry(entryID: entryID))
             let entry = try DiaryClient.decode(GetEntry.self, from: read)
             let original = EntryText.compose(title: entry.title, body: entry.body)
@@ -76,5 +87,22 @@ extension DiaryCommand {
                 throw CommandFailure("\(error); your text is in \(saved)")
             }
         }
-    }
+    
+        /// The change into the replica's outbox, based on the entry as the replica holds it
+        /// (`If-Match` its tag, or the tag an earlier queued change brings back).
+        private func queueOffline(_ patch: EntryPatch) throws {
+            let now = Date()
+            try OfflineWriting.queue(globals, OutboxItem(
+                kind: .edit, entryID: entryID, request: try OfflineWriting.encoded(patch), idempotencyKey: UUID().uuidString, baseTag: nil, written: now
+            )) { replica in
+                guard var entry = try replica.entry(id: entryID) else { throw CommandFailure("entry \(entryID) is not in the local copy") }
+                entry.title = patch.title ?? entry.title
+                entry.body = patch.body ?? entry.body
+                entry.visibility = patch.visibility?.value ?? entry.visibility
+                entry.created = patch.created ?? entry.created
+                entry.updated = now
+                return entry
+            }
+        }
+}
 }

@@ -1,6 +1,8 @@
 import ArgumentParser
 import DiaryAPI
 import DiaryClient
+import DiaryReplica
+import DiaryStore
 import DiaryTerminal
 
 // MARK: - diary list
@@ -52,14 +54,45 @@ extension DiaryCommand {
         }
 
         func run() async throws {
-            let client = try globals.makeClient()
             let request = PageRequest(page: page, perPage: perPage ?? PageRequest.defaultPerPage)
             let filter = try filter()
-            if let diary {
-                try await show(ListDiaryEntries(diaryID: diary, page: request, filter: filter), client)
-            } else {
-                try await show(ListEntries(page: request, filter: filter), client)
+            try await OfflineReading.answer(globals) { client in
+                if let diary {
+                    try await show(ListDiaryEntries(diaryID: diary, page: request, filter: filter), client)
+                } else {
+                    try await show(ListEntries(page: request, filter: filter), client)
+                }
+            } offline: { replica in
+                try showOffline(replica, EntryQuery(diaryID: diary, page: request, filter: filter))
             }
+        }
+
+        /// The same listing from the replica: a page, or with `--all` every page in turn.
+        private func showOffline(_ replica: ReplicaReader, _ query: EntryQuery) throws {
+            guard all else {
+                let entries = try replica.entries(query)
+                if json {
+                    Output.write(raw: try OfflineReading.json(entries))
+                } else {
+                    Output.write(DisplayFormat.entryListing(try replica.markingUnsent(entries), perPage: perPage, diaryID: diary, style: globals.style))
+                }
+                return
+            }
+            var query = query
+            query.page = PageRequest(page: 1, perPage: PageRequest.maxPerPage)
+            var shown = 0
+            while true {
+                let entries = try replica.entries(query)
+                if json {
+                    Output.write(raw: try OfflineReading.json(entries))
+                } else if !entries.entries.isEmpty {
+                    Output.write(DisplayFormat.entryRows(try replica.markingUnsent(entries).entries, style: globals.style).joined(separator: "\n"))
+                }
+                shown += entries.entries.count
+                guard entries.entries.count == query.page.perPage else { break }
+                query.page.page += 1
+            }
+            if !json { Output.write(DisplayFormat.count(shown, "entry", "entries")) }
         }
 
         private func show<E: FilteredEndpoint>(_ endpoint: E, _ client: DiaryClient) async throws where E.Response == EntryPage {

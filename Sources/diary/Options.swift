@@ -25,6 +25,9 @@ struct GlobalOptions: ParsableArguments {
     @Flag(help: "No bold or colour (also when $NO_COLOR is set).")
     var noColor = false
 
+    @Flag(help: "Read the local copy (diary sync) instead of the server: list, show, search and tags.")
+    var offline = false
+
     /// How this run shows dates and emphasis.
     var style: DisplayStyle {
         DisplayStyle.resolve(utc: utc, noColor: noColor, outputIsTerminal: Terminal.isTerminal(.output), environment: ProcessInfo.processInfo.environment)

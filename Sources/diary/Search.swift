@@ -1,6 +1,8 @@
 import ArgumentParser
 import DiaryAPI
 import DiaryClient
+import DiaryReplica
+import DiaryStore
 import DiaryTerminal
 import Foundation
 import Terminal
@@ -43,15 +45,24 @@ extension DiaryCommand {
         }
 
         func run() async throws {
-            let client = try globals.makeClient()
             let endpoint = ListEntries(
                 page: PageRequest(perPage: perPage ?? PageRequest.defaultPerPage), filter: EntryFilter(query: query, order: order)
             )
-            if json {
-                Output.write(raw: try await client.sendRaw(endpoint).body)
-                return
+            let found: EntryPage? = try await OfflineReading.answer(globals) { client in
+                if json {
+                    Output.write(raw: try await client.sendRaw(endpoint).body)
+                    return nil
+                }
+                return try await client.send(endpoint)
+            } offline: { replica in
+                let page = try replica.entries(EntryQuery(page: endpoint.page, filter: endpoint.filter))
+                if json {
+                    Output.write(raw: try OfflineReading.json(page))
+                    return nil
+                }
+                return page
             }
-            let page = try await client.send(endpoint)
+            guard let page = found else { return }
             guard !page.entries.isEmpty else {
                 Output.write("nothing found")
                 return
@@ -78,7 +89,12 @@ extension DiaryCommand {
         var json = false
 
         func run() async throws {
-            try await Output.show(ListTags(), client: try globals.makeClient(), json: json, as: DisplayFormat.tagListing)
+            try await OfflineReading.answer(globals) { client in
+                try await Output.show(ListTags(), client: client, json: json, as: DisplayFormat.tagListing)
+            } offline: { replica in
+                let tags = TagList(tags: try replica.tags())
+                Output.write(json ? String(decoding: try OfflineReading.json(tags), as: UTF8.self) : DisplayFormat.tagListing(tags))
+            }
         }
     }
 }

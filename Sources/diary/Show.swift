@@ -36,19 +36,34 @@ extension DiaryCommand {
         }
 
         func run() async throws {
-            let client = try globals.makeClient()
             let endpoint = GetEntry(entryID: entryID)
-            if json {
-                Output.write(raw: try await client.sendRaw(endpoint).body)
-            } else if let size = Terminal.size(of: .output) {
+            let entry: Entry? = try await OfflineReading.answer(globals) { client in
+                if json {
+                    Output.write(raw: try await client.sendRaw(endpoint).body)
+                    return nil
+                }
+                return try await client.send(endpoint)
+            } offline: { replica in
+                guard let entry = try replica.entry(id: entryID) else {
+                    throw CommandFailure("entry \(entryID) is not in the local copy")
+                }
+                if json {
+                    Output.write(raw: try OfflineReading.json(entry))
+                    return nil
+                }
+                return entry
+            }
+            guard let entry else { return }
+            if let size = Terminal.size(of: .output) {
                 // A person at a terminal: Markdown rendered to the window's width, through the pager.
-                let entry = try await client.send(endpoint)
-                let lines = DisplayFormat.entryScreen(
-                    entry, style: globals.style, width: size.columns, imageSizes: await Self.imageSizes(in: entry.body, client: client)
-                )
+                // The images' sizes come from the server; offline, or when it cannot be reached,
+                // an image shows without them.
+                let client = globals.offline ? nil : try? globals.makeClient()
+                let sizes = if let client { await Self.imageSizes(in: entry.body, client: client) } else { [String: (width: Int, height: Int)]() }
+                let lines = DisplayFormat.entryScreen(entry, style: globals.style, width: size.columns, imageSizes: sizes)
                 try Pager.show(lines.joined(separator: "\n") + "\n")
             } else {
-                Output.write(DisplayFormat.entryDetail(try await client.send(endpoint), style: globals.style))
+                Output.write(DisplayFormat.entryDetail(entry, style: globals.style))
             }
         }
     }

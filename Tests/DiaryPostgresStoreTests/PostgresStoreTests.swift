@@ -77,8 +77,12 @@ struct PostgresStoreTests {
             #expect(owner.entryCount == 2 && owner.updated == created + 120)
             let reader = try #require(try store.diary(id: 1, viewerID: nil))
             #expect(reader.entryCount == 1 && reader.updated == created + 60)
-            _ = try store.createEntry(userID: 1, diaryID: 1, title: "new", body: "")
+            // Version 6 numbered the entries there: the public one for anyone, both for alice.
+            #expect(try store.changes(since: nil, viewerID: nil, limit: 10).changes.map(\.entryID) == [1])
+            #expect(try store.changes(since: nil, viewerID: 1, limit: 10).next == "1.2")
+            let new = try store.createEntry(userID: 1, diaryID: 1, title: "new", body: "")
             #expect(try store.diary(id: 1, viewerID: nil)?.entryCount == 2)
+            #expect(try store.changes(since: ChangeCursor(publicPosition: 1, ownPosition: nil), viewerID: nil, limit: 10).changes == [.entry(new)])
             #expect(try store.consistencyCheck() == "ok")
         }
     }

@@ -55,4 +55,44 @@ import Testing
             try store.close()
         }
     }
+
+    /// A version 3 file with entries gets its change feed: each entry numbered by id in its
+    /// owner's sequence, the public ones in the public sequence, and later writes after them.
+    @Test func aVersion3DatabaseGetsItsChangeFeed() throws {
+        try withTemporaryDirectory { directory in
+            do {
+                try SQLiteDiaryStore.createParentDirectory(of: directory.databasePath)
+                // Version 3's index needs the store's tokenizer registered.
+                let queue = try DatabaseQueue(path: directory.databasePath, configuration: SQLiteDiaryStore.configuration(readonly: false))
+                try SQLiteDiaryStore.migrator.migrate(queue, upTo: "v3")
+                try queue.write { db in
+                    for name in ["alice", "bob"] {
+                        let hash = String(repeating: name == "alice" ? "a" : "b", count: 64)
+                        try db.execute(sql: "INSERT INTO users (name, token_hash, created) VALUES (?, ?, '2026-01-01T00:00:00Z')", arguments: [name, hash])
+                    }
+                    for user in [1, 2] {
+                        try db.execute(sql: """
+                            INSERT INTO diaries (user_id, title, created, updated) VALUES (?, 'Old', '2026-01-01T00:00:00Z', '2026-03-01T00:00:00Z')
+                            """, arguments: [user])
+                    }
+                    for (diary, visibility) in [(1, "public"), (1, "private"), (2, "public"), (1, "unlisted")] {
+                        try db.execute(
+                            sql: "INSERT INTO entries (diary_id, title, body, created, updated, visibility) VALUES (?, 'e', '', '2026-01-02T00:00:00Z', '2026-01-02T00:00:00Z', ?)",
+                            arguments: [diary, visibility]
+                        )
+                    }
+                }
+                try queue.close()
+            }
+            let store = try SQLiteDiaryStore(path: directory.databasePath)
+            let anyone = try store.changes(since: nil, viewerID: nil, limit: 10)
+            #expect(anyone.changes.map(\.entryID) == [1, 3] && anyone.next == "2")
+            let alice = try store.changes(since: nil, viewerID: 1, limit: 10)
+            #expect(alice.changes.map(\.entryID) == [1, 2, 4, 3] && alice.next == "2.3")
+            let later = try store.createEntry(userID: 2, diaryID: 2, title: "new", body: "")
+            #expect(try store.changes(since: anyone.nextCursor, viewerID: nil, limit: 10).changes == [.entry(later)])
+            #expect(try store.integrityCheck() == "ok")
+            try store.close()
+        }
+    }
 }

@@ -135,6 +135,11 @@ final class CountingStore: DiaryStore {
         return try wrapped.importEntries(userID: userID, entries: entries)
     }
 
+    func changes(since: ChangeCursor?, viewerID: Int64?, limit: Int) throws(StoreError) -> ChangePage {
+        count("changes")
+        return try wrapped.changes(since: since, viewerID: viewerID, limit: limit)
+    }
+
     func cursorSecret() throws(StoreError) -> [UInt8] {
         count("cursorSecret")
         return try wrapped.cursorSecret()

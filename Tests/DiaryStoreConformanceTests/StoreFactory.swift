@@ -39,7 +39,8 @@ struct StoreFactory: Sendable, CustomTestStringConvertible {
                 for other in others.withLock({ $0 }) { try other.close() }
                 #expect(try store.integrityCheck() == "ok")
                 try store.close()
-            }
+            },
+            keepTombstones: { count in try store.setTombstonesKept(count) }
         )
     }
 }
@@ -77,7 +78,8 @@ extension StoreFactory {
                     #expect(try store.consistencyCheck() == "ok")
                     #expect(try store.appliedMigrations() == PostgresDiaryStore.schemaVersions)
                     store.close()
-                }
+                },
+                keepTombstones: { count in try store.setTombstonesKept(count) }
             )
         }
     }()
@@ -91,6 +93,8 @@ struct StoreUnderTest {
     let openAnother: () throws -> any DiaryStore
     /// The engine's own checks after a test body that returned, then closing every store opened.
     let finish: () throws -> Void
+    /// Sets how many tombstones the change feed keeps per audience (each engine's own call).
+    let keepTombstones: (Int) throws -> Void
 }
 
 /// Runs `body` with a fresh store of `factory`'s engine, then checks and removes it.

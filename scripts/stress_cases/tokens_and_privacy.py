@@ -119,7 +119,7 @@ class PrivacyTraffic:
         self.urls = ["/api/entries", "/api/entries?per_page=100", "/api/entries?q=kyoto&per_page=100",
                      "/api/entries?q=SECRET+fixed", "/api/entries?tag=travel&per_page=100", "/api/diaries",
                      "/api/diaries/1", "/api/diaries/1/entries?per_page=100", "/api/tags", "/api/export",
-                     f"/api/entries/{fixed}"]
+                     f"/api/entries/{fixed}", "/api/changes", "/api/changes?limit=5", "/api/changes?since=3&limit=50"]
         self.deadline = time.monotonic() + CFG["privacy_seconds"]
         self.leaks, self.misses, self.errors = [], [], []
         self.counts = {name: 0 for name, _ in self.readers} | {"writes": 0}

@@ -1,0 +1,95 @@
+import DiaryAPI
+import DiarySQLiteStore
+import DiaryStore
+import Foundation
+
+/// The CLI's local copy of what one user may read on one server: the project's own SQLite
+/// store, so that offline lists and search answer as the server's do, filled from
+/// `GET /api/changes` one page per transaction.
+public final class Replica: Sendable {
+    public let location: ReplicaLocation
+    public let store: SQLiteDiaryStore
+
+    /// Opens (or makes) the replica: the folder 0700, the database and its journal files 0600
+    /// (made under a umask of 077: nobody else may read a copy of someone's private entries).
+    public init(_ location: ReplicaLocation) throws {
+        self.location = location
+        try FileManager.default.createDirectory(at: location.folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: location.folder.path)
+        let previous = umask(0o077)
+        defer { umask(previous) }
+        store = try SQLiteDiaryStore(path: location.file.path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: location.file.path)
+    }
+
+    /// Throws the replica away: its file and journal files. The next sync starts from the beginning.
+    public static func remove(_ location: ReplicaLocation) throws {
+        for suffix in ["", "-wal", "-shm"] {
+            let path = location.file.path + suffix
+            if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
+        }
+    }
+
+    public func close() {
+        try? store.close()
+    }
+}
+
+/// Pulls the change feed into a replica, page after page, each applied in its own transaction.
+public struct ReplicaSync: Sendable {
+    /// What a sync did.
+    public struct Outcome: Sendable, Equatable {
+        public var pages = 0
+        public var changes = 0
+        /// True when the server had dropped tombstones the replica's cursor needed, and the
+        /// sync started again from the beginning on an emptied replica.
+        public var restarted = false
+    }
+
+    /// The server said the cursor is too old (410): the caller maps its client's error to this.
+    public struct CursorExpired: Error {
+        public init() {}
+    }
+
+    public init() {}
+
+    /// Syncs `replica` through `fetch` (one page of `GET /api/changes` after a cursor) until the
+    /// server says nothing more follows. A failure leaves every page before it applied.
+    /// On a 410, the replica is emptied (`reopen` makes a fresh one) and the sync starts over.
+    /// `owner`: the token's user name (nil without a token).
+    public func run(
+        _ replica: Replica, owner: String?, now: () -> Date = Date.init, fetch: (ChangeCursor?) async throws -> ChangePage,
+        reopen: () throws -> Replica
+    ) async throws -> (Outcome, Replica) {
+        var replica = replica
+        var outcome = Outcome()
+        var cursor = try replica.store.replicaState().cursor.flatMap(ChangeCursor.init)
+        while true {
+            let page: ChangePage
+            do {
+                page = try await fetch(cursor)
+            } catch is CursorExpired where !outcome.restarted {
+                replica.close()
+                try Replica.remove(replica.location)
+                replica = try reopen()
+                outcome.restarted = true
+                cursor = nil
+                continue
+            }
+            guard let next = page.nextCursor else {
+                throw InvalidPage(detail: "its next cursor '\(page.next.prefix(40))' is not one")
+            }
+            try replica.store.applyReplicated(page.changes, cursor: next.description, syncedAt: now(), owner: owner)
+            outcome.pages += 1
+            outcome.changes += page.changes.count
+            cursor = next
+            if !page.more { return (outcome, replica) }
+        }
+    }
+
+    /// A page the server sent that cannot be applied; nothing of it was.
+    public struct InvalidPage: Error, CustomStringConvertible {
+        public var detail: String
+        public var description: String { "the server's change page cannot be applied: \(detail)" }
+    }
+}

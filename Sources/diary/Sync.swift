@@ -1,0 +1,83 @@
+import ArgumentParser
+import DiaryAPI
+import DiaryClient
+import DiaryReplica
+import DiaryStore
+import Foundation
+
+// MARK: - diary sync
+
+extension DiaryCommand {
+    struct Sync: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Copy what you may read from the server to this machine, for reading offline.",
+            discussion: """
+                The copy is one SQLite file per server and user under $XDG_DATA_HOME/diary/ \
+                (default ~/.local/share/diary/), readable by you only. Each page of changes is \
+                written in one transaction: a sync cut off keeps every page before, and the next \
+                continues from there. Without a token the copy holds public entries only.
+                """
+        )
+
+        @OptionGroup var globals: GlobalOptions
+
+        @Flag(help: "Throw the local copy away and sync again from the beginning.")
+        var reset = false
+
+        func run() async throws {
+            let client = try globals.makeClient()
+            let location = ReplicaLocation(server: try globals.serverURL(), token: globals.resolvedToken())
+            if reset { try Self.confirmReset(location) }
+            let user = client.hasToken ? try await client.send(GetCurrentUser()).name : nil
+            if reset { try Replica.remove(location) }
+            let replica = try Self.open(location)
+            defer { replica.close() }
+            // What was written offline goes first, in order; the pull then brings the server's versions.
+            let conflicts = client.hasToken ? try await OutboxSender(client: client, replica: replica, style: globals.style).send() : []
+            let (outcome, final) = try await ReplicaSync().run(
+                replica, owner: user,
+                fetch: { cursor in
+                    do {
+                        return try await client.send(ListChanges(since: cursor, limit: ChangePage.maxLimit))
+                    } catch let error as APIError where error.status == 410 {
+                        throw ReplicaSync.CursorExpired()
+                    }
+                },
+                reopen: { try Self.open(location) }
+            )
+            if final !== replica { final.close() }
+            let restarted = outcome.restarted ? " (the server no longer had what the copy needed: synced again from the beginning)" : ""
+            Output.write("synced \(outcome.changes) change\(outcome.changes == 1 ? "" : "s") to \(location.file.path)\(restarted)\n")
+            guard conflicts.isEmpty else {
+                for line in conflicts { try? FileHandle.standardError.write(contentsOf: Data((line + "\n").utf8)) }
+                throw ExitCode.failure
+            }
+        }
+
+        /// Changes written offline and not sent are lost with the copy: asked first at a
+        /// terminal, refused elsewhere (a script cannot answer).
+        static func confirmReset(_ location: ReplicaLocation) throws {
+            guard let reader = try? ReplicaReader(location) else { return }
+            let unsent = (try? reader.replica.store.outbox().count) ?? 0
+            reader.close()
+            guard unsent > 0 else { return }
+            let what = "\(unsent) change\(unsent == 1 ? "" : "s") written offline \(unsent == 1 ? "is" : "are") not sent yet"
+            guard StandardInput.isTerminal else {
+                throw CommandFailure("\(what): run diary sync to send them first; the copy was not reset")
+            }
+            try? FileHandle.standardError.write(contentsOf: Data("\(what) and would be lost. Reset anyway? [y/N] ".utf8))
+            guard let answer = readLine(), answer.lowercased().hasPrefix("y") else {
+                throw CommandFailure("the copy was not reset")
+            }
+        }
+
+        /// The replica, or one line saying it cannot be opened and how to start afresh.
+        static func open(_ location: ReplicaLocation) throws -> Replica {
+            do {
+                return try Replica(location)
+            } catch {
+                throw CommandFailure("the local copy \(location.file.path) cannot be opened (\(error)); run: diary sync --reset")
+            }
+        }
+    }
+}
