@@ -53,17 +53,24 @@ import Testing
         text.unicodeScalars.map { ("A"..."Z").contains($0) ? Unicode.Scalar($0.value + 32)! : $0 }
     }
 
+    /// 30 more entries than a count counts (`EntryPage.countedMatches`), "day 0" to "day N",
+    /// a second apart, each with `body(index)`, in alice's one diary: (how many, alice's id).
+    static func entriesPastTheBound(_ store: SQLiteDiaryStore, body: (Int) -> String) throws -> (count: Int, aliceID: Int64) {
+        let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
+        let diary = try store.createDiary(ownerID: alice.id, title: "many")
+        let count = EntryPage.countedMatches + 30
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        try store.insertEntries((0..<count).map { index in
+            SeedEntry(diaryID: diary.id, title: "day \(index)", body: body(index), created: start + Double(index))
+        })
+        return (count, alice.id)
+    }
+
     /// Past `EntryPage.countedMatches` matches, a search says its total is an estimate; pages
     /// still go on newest first to the last match, and a next page is there while rows are.
     @Test func aCommonTermsTotalIsAnEstimateAndItsPagesGoOn() throws {
         try withStore { store, _ in
-            let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
-            let diary = try store.createDiary(ownerID: alice.id, title: "many")
-            let count = EntryPage.countedMatches + 30
-            let start = Date(timeIntervalSince1970: 1_800_000_000)
-            try store.insertEntries((0..<count).map { index in
-                SeedEntry(diaryID: diary.id, title: "day \(index)", body: index == 7 ? "coffee zz rare" : "coffee zz", created: start + Double(index))
-            })
+            let (count, _) = try Self.entriesPastTheBound(store) { index in index == 7 ? "coffee zz rare" : "coffee zz" }
             for query in ["coffee", "zz", "z", "coffee zz"] {
                 for order in [EntryOrder.newest, .relevance] {
                     let page = try store.entries(EntryQuery(filter: EntryFilter(query: query, order: order))).page
@@ -95,15 +102,10 @@ import Testing
     /// (ÉCOLE for école) are still found, so the walk finds what the index finds.
     @Test func aWalkFindsWhatTheTrigramIndexFinds() throws {
         try withStore { store, _ in
-            let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
-            let diary = try store.createDiary(ownerID: alice.id, title: "many")
-            let count = EntryPage.countedMatches + 30
-            let start = Date(timeIntervalSince1970: 1_800_000_000)
-            try store.insertEntries((0..<count).map { index in
-                let word = index % 3 == 0 ? "ÉCOLE" : index % 3 == 1 ? "École" : "école"
-                return SeedEntry(diaryID: diary.id, title: "day \(index)", body: "to the \(word) again", created: start + Double(index))
-            })
-            for viewerID in [nil, alice.id] {
+            let (count, aliceID) = try Self.entriesPastTheBound(store) { index in
+                "to the \(index % 3 == 0 ? "ÉCOLE" : index % 3 == 1 ? "École" : "école") again"
+            }
+            for viewerID in [nil, aliceID] {
                 let page = try store.entries(EntryQuery(filter: EntryFilter(query: "école", order: .newest), viewerID: viewerID)).page
                 #expect(page.totalIsEstimate)
                 #expect(page.entries.map(\.title) == (count - 20..<count).reversed().map { "day \($0)" })
