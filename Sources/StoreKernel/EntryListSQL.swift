@@ -105,7 +105,7 @@ public struct EntryListSQL: Sendable {
         let probed = Self.conditions(query, search, tags: .probed, Dialect.self)
         let filtered = Self.filtered(conditions, search, viewerID: query.viewerID, Dialect.self)
         // Without a kept count, every filter counts up to the bound, so that a tag on a third of
-        // a million entries costs what 10,000 cost.
+        // a million entries costs what the bound's entries cost.
         let bound = countedByDiaries ? nil : EntryPage.countedMatches
         countBound = bound
         count = Self.count(query, search, filtered: filtered, bound: bound, Dialect.self)
