@@ -24,11 +24,6 @@ public struct ChangeCursor: Sendable, Hashable, CustomStringConvertible {
         self.ownPosition = ownPosition
     }
 
-    /// The beginning: every change kept, for a reader with (`owned`) or without a token.
-    public static func start(owned: Bool) -> ChangeCursor {
-        ChangeCursor(publicPosition: 0, ownPosition: owned ? 0 : nil)
-    }
-
     /// Reads `P` or `P.O`, each a decimal number of at most 18 digits; nil for anything else.
     public init?(_ text: String) {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)

@@ -39,7 +39,6 @@ public final class Replica: Sendable {
 public struct ReplicaSync: Sendable {
     /// What a sync did.
     public struct Outcome: Sendable, Equatable {
-        public var pages = 0
         public var changes = 0
         /// True when the server had dropped tombstones the replica's cursor needed, and the
         /// sync started again from the beginning on an emptied replica.
@@ -80,7 +79,6 @@ public struct ReplicaSync: Sendable {
                 throw InvalidPage(detail: "its next cursor '\(page.next.prefix(40))' is not one")
             }
             try replica.store.applyReplicated(page.changes, cursor: next.description, syncedAt: now(), owner: owner)
-            outcome.pages += 1
             outcome.changes += page.changes.count
             cursor = next
             if !page.more { return (outcome, replica) }

@@ -46,6 +46,8 @@ public struct DiaryApplication: HTTPResponder {
     let searchAdmission: SearchAdmission
     /// The largest upload read (`MediaLimits.maximumUploadBytes`).
     let mediaUploadLimit: Int
+    /// Who a token is: routes ask it, and so does `maxBodySize` before an upload is read.
+    let authenticator: Authenticator
 
     /// - Parameter log: called with the cause of every 5xx answer; never handed a token or a body.
     public init(store: any DiaryStore, configuration: Configuration = Configuration(), log: @escaping @Sendable (String) -> Void = { _ in }) {
@@ -61,9 +63,10 @@ public struct DiaryApplication: HTTPResponder {
         let handlers = Handlers(store: store, log: log, admission: admission, mediaProcessing: MediaProcessing(limits: configuration.mediaLimits))
         let site = SiteAddress(publicURL: configuration.publicURL)
         let pages = PageRenderer()
-        Self.addRoutes(to: &router, handlers: handlers, authenticator: Authenticator(store: store), cache: cache)
+        let authenticator = Authenticator(store: store)
+        Self.addRoutes(to: &router, handlers: handlers, authenticator: authenticator, cache: cache)
         Self.addPages(to: &router, handlers: handlers, cache: cache, site: site, pages: pages)
-        Self.addMediaFiles(to: &router, handlers: handlers, authenticator: Authenticator(store: store), pages: pages)
+        Self.addMediaFiles(to: &router, handlers: handlers, authenticator: authenticator, pages: pages)
         // Outside the API, people read: the router's own problems are pages too.
         router.problemResponse = { request, problem, headers in
             Response.isAPI(request) ? Response(problem: problem, headers: headers) : Response(errorPage: problem, pages: pages, headers: headers)
@@ -72,6 +75,7 @@ public struct DiaryApplication: HTTPResponder {
         siteAddress = site
         searchAdmission = admission
         mediaUploadLimit = configuration.mediaLimits.maximumUploadBytes
+        self.authenticator = authenticator
         responseCache = cache
         cors = CORSPolicy(allowedOrigins: configuration.corsOrigins)
     }
@@ -93,9 +97,13 @@ public struct DiaryApplication: HTTPResponder {
         SearchAdmission.isSearch(request)
     }
 
-    /// Uploads may be larger than any other body; everything else keeps the transport's limit.
+    /// Uploads may be larger than any other body, for a token that may write: anyone else keeps
+    /// the transport's limit, so that a client without one cannot make the server hold 20 MB
+    /// per connection before its 401. Asked once per upload, before its body is read.
     public func maxBodySize(for request: Request) -> Int? {
-        request.method == .post && request.path == UploadMedia.path.description ? mediaUploadLimit : nil
+        guard request.method == .post, request.path == UploadMedia.path.description,
+            (try? authenticator.holder(for: request))?.scope == .write else { return nil }
+        return mediaUploadLimit
     }
 
     public func respond(to error: HTTPRequestError, request: Request) -> Response {

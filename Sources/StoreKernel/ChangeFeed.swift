@@ -93,9 +93,9 @@ public enum ChangeFeed {
     }
 
     /// The row as `viewerID` sees it now: whole when they may list it, else a tombstone, which
-    /// is the same for a deleted entry and one made private, unlisted or someone else's.
+    /// is the same for a deleted entry and one made private, unlisted, a draft or someone else's.
     static func change(_ row: Row, viewerID: Int64?) -> EntryChange {
-        guard let entry = row.entry, entry.visibility == .public || (viewerID != nil && row.ownerID == viewerID) else {
+        guard let entry = row.entry, let ownerID = row.ownerID, EntryAccess.mayList(entry, ownerID: ownerID, viewerID: viewerID) else {
             return .deleted(entryID: row.entryID)
         }
         return .entry(entry)

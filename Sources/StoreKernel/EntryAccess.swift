@@ -26,6 +26,13 @@ public enum EntryAccess {
         mayRead(entry.draft ? .private : entry.visibility, ownerID: ownerID, viewerID: viewerID)
     }
 
+    /// Whether `viewerID` may list `entry`, as its owner sees it: a public entry that is not a
+    /// draft (a draft shows the visibility it will take, but is stored private), or any of the
+    /// viewer's own. `listable` is the same rule in SQL.
+    public static func mayList(_ entry: Entry, ownerID: Int64, viewerID: Int64?) -> Bool {
+        (entry.visibility == .public && !entry.draft) || (viewerID != nil && ownerID == viewerID)
+    }
+
     /// The entries `viewerID` may list, as a condition on entries `e`: public ones, and all of
     /// the viewer's own. `visibility = 'public'` is written out so that the indexes on public
     /// entries serve it.

@@ -1,6 +1,7 @@
 import DiaryAPI
 import DiaryServer
 import Foundation
+import HTTPTypes
 import HTTPCore
 import StoreTestSupport
 import Testing
@@ -49,7 +50,8 @@ import Testing
         let seen = t.request("GET", item.url)
         #expect(seen.status == 200 && seen.headers["Cache-Control"] == "public, max-age=31536000, immutable")
         // The entry's page, kept by the response cache, shows it; private, both go at once.
-        #expect(t.request("GET", "/entries/\(entry.id)").status == 200)
+        let page = t.request("GET", "/entries/\(entry.id)")
+        #expect(page.status == 200 && page.text.contains("<img src=\"\(item.url)\" alt=\"the path\" width=\"\(item.width)\" height=\"\(item.height)\""), "\(page.text)")
         _ = t.request("PATCH", "/api/entries/\(entry.id)", token: alice, json: #"{"visibility":"private"}"#)
         #expect(t.request("GET", item.url).status == 404)
         #expect(t.request("GET", "/entries/\(entry.id)").status == 404)
@@ -114,9 +116,19 @@ import Testing
         #expect(refused.status == 507 && refused.problem?.type == "/problems/media-quota-exceeded", "\(refused.text)")
         #expect(try t.request("GET", "/api/media", token: alice).decoded(MediaPage.self).total == 1)
 
-        let head = Request(method: .post, target: "/api/media", headers: [.contentType: "image/jpeg"])
-        #expect(t.app.maxBodySize(for: head) == UploadMedia.maximumBytes)
-        #expect(t.app.maxBodySize(for: Request(method: .post, target: "/api/entries")) == nil)
+        // The larger limit is for a token that may write: without one, or with a read token,
+        // an upload keeps the transport's limit and is refused from its head past it.
+        func head(_ token: String?) -> Request {
+            var headers: HTTPFields = [.contentType: "image/jpeg"]
+            if let token { headers[.authorization] = "Bearer \(token)" }
+            return Request(method: .post, target: "/api/media", headers: headers)
+        }
+        let reader = try t.request("POST", "/api/tokens", token: alice, json: #"{"name":"r","scope":"read"}"#).decoded(CreatedToken.self).token
+        #expect(t.app.maxBodySize(for: head(alice)) == UploadMedia.maximumBytes)
+        #expect(t.app.maxBodySize(for: head(nil)) == nil)
+        #expect(t.app.maxBodySize(for: head("not-a-token")) == nil)
+        #expect(t.app.maxBodySize(for: head(reader)) == nil)
+        #expect(t.app.maxBodySize(for: Request(method: .post, target: "/api/entries", headers: [.authorization: "Bearer \(alice)"])) == nil)
     }
 
     @Test func aKeyAnswersTheFirstUploadAgainAndTheListAndDeleteAreTheOwners() throws {

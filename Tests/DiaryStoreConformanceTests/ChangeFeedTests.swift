@@ -69,6 +69,26 @@ import Testing
         }
     }
 
+    /// A public entry made a draft again is stored private but shows its owner the visibility
+    /// it will take: to everyone else the feed gives a tombstone, never the draft's text.
+    @Test(arguments: StoreFactory.all) func aPublicEntryMadeADraftIsATombstoneToOthers(_ factory: StoreFactory) throws {
+        try withStore(factory) { store, clock in
+            let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
+            let bob = try store.createUser(name: "bob", tokenHash: newTokenHash())
+            let open = try store.createEntry(userID: alice.id, diaryID: nil, title: "open", body: "")
+            let (_, anonymousCursor) = try Self.drain(store, since: nil, viewerID: nil)
+            let (_, bobCursor) = try Self.drain(store, since: nil, viewerID: bob.id)
+            let (_, aliceCursor) = try Self.drain(store, since: nil, viewerID: alice.id)
+            clock.advance(seconds: 60)
+            let drafted = try store.updateEntry(id: open.id, userID: alice.id, changes: EntryChanges(body: "not yet", draft: true))
+            #expect(drafted.draft && drafted.visibility == .public)
+            #expect(try Self.drain(store, since: anonymousCursor, viewerID: nil).0 == [.deleted(entryID: open.id)])
+            #expect(try Self.drain(store, since: bobCursor, viewerID: bob.id).0 == [.deleted(entryID: open.id)])
+            #expect(try Self.drain(store, since: nil, viewerID: nil).0 == [.deleted(entryID: open.id)])
+            #expect(try Self.drain(store, since: aliceCursor, viewerID: alice.id).0 == [.entry(drafted)])
+        }
+    }
+
     @Test(arguments: StoreFactory.all) func pagesOfAnySizeAddUpToTheWhole(_ factory: StoreFactory) throws {
         try withStore(factory) { store, _ in
             let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
