@@ -37,7 +37,7 @@ enum PostgresEntryDialect: EntrySQLDialect {
     /// (SQLite's bm25 comes from its index), so the window is smaller than SQLite's may be.
     static let rankedWindow = 1_000
 
-    static func termConditions(_ search: TermSearch) -> [SQLFragment] {
+    static func termConditions(_ search: TermSearch, viewerID: Int64?) -> [SQLFragment] {
         search.terms.map { term in
             if search.isIndexed(term) {
                 let pattern = likePattern(term)

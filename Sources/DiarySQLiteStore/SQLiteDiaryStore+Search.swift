@@ -8,8 +8,8 @@ import StoreKernel
 
 extension SQLiteDiaryStore {
     public func entries(_ query: EntryQuery) throws(StoreError) -> EntryResults {
-        let sql = EntryListSQL(query, dialect: SQLiteEntryDialect.self)
-        return try read(query.subject) { db in
+        try read(query.subject) { db in
+            let sql = EntryListSQL(query, dialect: SQLiteEntryDialect.self, shortTermsLead: try Self.shortTermsLead(db, query))
             // The count and the page come from the same read transaction: they agree.
             let total = sql.total(counted: try Self.count(db, query, sql))
             let reading = sql.reading(totalIsEstimate: total.isEstimate)
@@ -22,6 +22,22 @@ extension SQLiteDiaryStore {
                 totalIsEstimate: total.isEstimate
             )
         }
+    }
+
+    /// Whether the short terms of `query` lead (`TermSearch.shortTermsLead`): it has terms of
+    /// both kinds, and `entries_grams` finds its short ones in fewer entries the viewer may
+    /// list than the count's bound. Counted over what the viewer may list, so that the plan,
+    /// and with it the order of the page, never moves with anyone else's private entries.
+    private static func shortTermsLead(_ db: Database, _ query: EntryQuery) throws -> Bool {
+        let search = TermSearch(query.filter.terms, shortestIndexed: SQLiteEntryDialect.shortestIndexedTerm)
+        guard !search.indexed.isEmpty, let grams = SQLiteEntryDialect.gramQuery(search) else { return false }
+        let bound = EntryPage.countedMatches
+        let count: SQLFragment = """
+            SELECT count(*) FROM (SELECT 1 FROM entries_grams g JOIN entries e ON e.entry_id = g.rowid \
+            WHERE entries_grams MATCH \(grams) AND \(EntryAccess.listable(by: query.viewerID)) LIMIT \(bound + 1)) counted
+            """
+        let statement = count.sqlite
+        return try Int.fetchOne(db.cachedStatement(sql: statement.sql), arguments: statement.arguments) ?? 0 <= bound
     }
 
     /// The number of entries the filter finds, whatever the page: the diaries' counters (as
@@ -54,10 +70,10 @@ extension SQLiteDiaryStore {
     /// `EXPLAIN QUERY PLAN` of the page query for `query` (as many matches make it when
     /// `walking`) or of its count, for tests.
     func queryPlan(for query: EntryQuery, walking: Bool = false, count: Bool = false) throws(StoreError) -> [String] {
-        let sql = EntryListSQL(query, dialect: SQLiteEntryDialect.self)
-        let page = (count ? sql.count : sql.reading(totalIsEstimate: walking).page).sqlite
-        return try read(.operation("query plan")) { db in
-            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN \(page.sql)", arguments: page.arguments)
+        try read(.operation("query plan")) { db in
+            let sql = EntryListSQL(query, dialect: SQLiteEntryDialect.self, shortTermsLead: try Self.shortTermsLead(db, query))
+            let page = (count ? sql.count : sql.reading(totalIsEstimate: walking).page).sqlite
+            return try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN \(page.sql)", arguments: page.arguments)
                 .map { row in try row.decode(String.self, atIndex: 3) }
         }
     }

@@ -15,15 +15,25 @@ enum SQLiteEntryDialect: EntrySQLDialect {
     static let entryColumns = SQLiteDiaryStore.entryColumns
     static let noRow = "0"
 
-    static func termConditions(_ search: TermSearch) -> [SQLFragment] {
-        // Without a trigram term, `entries_grams` itself drives the count and the gathered
-        // page, and `indexProbe` walks with the scans: here they would run once more per row.
-        search.terms.filter { !search.isIndexed($0) && (!isGram($0) || !search.indexed.isEmpty) }.map(scan)
+    static func termConditions(_ search: TermSearch, viewerID: Int64?) -> [SQLFragment] {
+        // When `entries_grams` drives (no trigram term, or its short terms lead), it holds the
+        // short terms and the trigram terms are probed entry by entry; else the trigram index
+        // drives and the short terms are scanned, as `indexProbe` walks with the scans.
+        let led = gramsLead(search)
+        let scanned = search.terms.filter { !search.isIndexed($0) && (!isGram($0) || !led) }.map(scan)
+        return search.shortTermsLead ? scanned + search.indexed.map { trigramProbe($0, viewerID: viewerID) } : scanned
+    }
+
+    /// Whether `entries_grams` finds the rows a search counts and gathers: no term is long
+    /// enough for the trigram indexes, or the store found its short terms the rarer
+    /// (`TermSearch.shortTermsLead`).
+    static func gramsLead(_ search: TermSearch) -> Bool {
+        search.indexed.isEmpty || search.shortTermsLead
     }
 
     static func indexMatch(_ search: TermSearch, viewerID: Int64?) -> SQLFragment? {
-        guard let match = ftsQuery(search) else {
-            // Only short terms: the entries their index holds, gathered, lead the list.
+        guard !gramsLead(search), let match = ftsQuery(search) else {
+            // Short terms lead: the entries their index holds, gathered, lead the list.
             return gramQuery(search).map { "e.entry_id IN (SELECT rowid FROM entries_grams WHERE entries_grams MATCH \($0))" }
         }
         return viewerID == nil ? publicMatch(match) : "(\(publicMatch(match)) OR \(privateMatch(match)))"
@@ -58,7 +68,7 @@ enum SQLiteEntryDialect: EntrySQLDialect {
     }
 
     static func matchingRows(_ search: TermSearch, viewerID: Int64?) -> SQLFragment? {
-        guard let match = ftsQuery(search) else {
+        guard !gramsLead(search), let match = ftsQuery(search) else {
             return gramQuery(search).map { "(SELECT rowid FROM entries_grams WHERE entries_grams MATCH \($0))" }
         }
         let publicRows: SQLFragment = "SELECT rowid FROM entries_fts WHERE entries_fts MATCH \(match)"
@@ -68,21 +78,25 @@ enum SQLiteEntryDialect: EntrySQLDialect {
     }
 
     static func indexProbe(_ search: TermSearch, viewerID: Int64?) -> [SQLFragment]? {
-        // With a trigram term, the short terms' probes are in `termConditions` already.
-        guard !search.indexed.isEmpty else { return gramProbes(search) }
-        return search.indexed.map { term in
-            let match = ftsString(term)
-            let publicProbe: SQLFragment = "EXISTS (SELECT 1 FROM entries_fts WHERE entries_fts MATCH \(match) AND rowid = e.entry_id)"
-            let probe: SQLFragment = viewerID == nil ? publicProbe : """
-                (\(publicProbe) OR EXISTS (SELECT 1 FROM entries_private_fts WHERE entries_private_fts MATCH \(match) AND rowid = e.entry_id))
-                """
-            // A column that holds the term with ASCII letters folded holds it as the trigram
-            // tokenizer folds (it folds ASCII letters alike, and maps each other character by
-            // itself), so the entry matches without the probe, which cost 300 µs an entry
-            // for "coffee" at a million entries; one that does not is probed, for the
-            // letters only the tokenizer folds (É and é).
-            return "(instr(lower(e.title), lower(\(term))) > 0 OR instr(lower(e.body), lower(\(term))) > 0 OR \(probe))"
-        }
+        // Led by the trigram terms, the short terms' scans are in `termConditions` already;
+        // led by the short terms, the trigram terms' probes are.
+        guard !gramsLead(search) else { return gramProbes(search) }
+        return search.indexed.map { trigramProbe($0, viewerID: viewerID) }
+    }
+
+    /// Whether entry `e` holds `term`, as the trigram index the viewer may search finds it.
+    static func trigramProbe(_ term: String, viewerID: Int64?) -> SQLFragment {
+        let match = ftsString(term)
+        let publicProbe: SQLFragment = "EXISTS (SELECT 1 FROM entries_fts WHERE entries_fts MATCH \(match) AND rowid = e.entry_id)"
+        let probe: SQLFragment = viewerID == nil ? publicProbe : """
+            (\(publicProbe) OR EXISTS (SELECT 1 FROM entries_private_fts WHERE entries_private_fts MATCH \(match) AND rowid = e.entry_id))
+            """
+        // A column that holds the term with ASCII letters folded holds it as the trigram
+        // tokenizer folds (it folds ASCII letters alike, and maps each other character by
+        // itself), so the entry matches without the probe, which cost 300 µs an entry
+        // for "coffee" at a million entries; one that does not is probed, for the
+        // letters only the tokenizer folds (É and é).
+        return "(instr(lower(e.title), lower(\(term))) > 0 OR instr(lower(e.body), lower(\(term))) > 0 OR \(probe))"
     }
 }
 

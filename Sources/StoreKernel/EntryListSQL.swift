@@ -16,7 +16,7 @@ public protocol EntrySQLDialect {
     /// A condition no row meets (a searched term holding a NUL).
     static var noRow: String { get }
     /// The conditions the searched terms put on entries `e`, in the count and on every page.
-    static func termConditions(_ search: TermSearch) -> [SQLFragment]
+    static func termConditions(_ search: TermSearch, viewerID: Int64?) -> [SQLFragment]
     /// What the count and the newest-first page add for the indexed terms, or nil when
     /// `termConditions` already holds them.
     static func indexMatch(_ search: TermSearch, viewerID: Int64?) -> SQLFragment?
@@ -47,14 +47,24 @@ public struct TermSearch: Sendable {
     public let indexed: [String]
     /// A term holds a NUL: no title or body does (the API refuses them), so nothing matches.
     public let matchesNothing: Bool
+    /// The engine found the terms too short for the ranked index in fewer entries the viewer
+    /// may list than the count's bound: their own index drives the count and the page, the
+    /// indexed terms are checked entry by entry, and the page comes newest first. Driven by
+    /// the indexed terms instead, `coffee zz` read each of the 970,000 entries holding
+    /// "coffee" to find none holding "zz": 8.8 s at a million entries.
+    public let shortTermsLead: Bool
     let shortestIndexed: Int
 
-    public init(_ terms: [String], shortestIndexed: Int = 3) {
+    public init(_ terms: [String], shortestIndexed: Int = 3, shortTermsLead: Bool = false) {
         self.terms = terms
         self.shortestIndexed = shortestIndexed
         indexed = terms.filter { Self.isIndexed($0, shortest: shortestIndexed) }
         matchesNothing = terms.contains { $0.contains("\0") }
+        self.shortTermsLead = shortTermsLead && !indexed.isEmpty && indexed.count < terms.count
     }
+
+    /// Whether the page can come in relevance order: the ranked index drives it.
+    public var ranks: Bool { !indexed.isEmpty && !shortTermsLead }
 
     /// Whether the index can find `term` (else it is scanned for).
     public func isIndexed(_ term: String) -> Bool {
@@ -94,10 +104,11 @@ public struct EntryListSQL: Sendable {
     /// that a ranked page handed out, else at the requested page.
     public let walkOffset: Int
 
-    public init<Dialect: EntrySQLDialect>(_ query: EntryQuery, dialect: Dialect.Type) {
-        let search = TermSearch(query.filter.terms, shortestIndexed: Dialect.shortestIndexedTerm)
+    /// The statements of `query`; `shortTermsLead` as the engine found it (`TermSearch`).
+    public init<Dialect: EntrySQLDialect>(_ query: EntryQuery, dialect: Dialect.Type, shortTermsLead: Bool = false) {
+        let search = TermSearch(query.filter.terms, shortestIndexed: Dialect.shortestIndexedTerm, shortTermsLead: shortTermsLead)
         limit = max(query.page.perPage, 0)
-        ranked = !search.indexed.isEmpty && query.filter.effectiveOrder == .relevance
+        ranked = search.ranks && query.filter.effectiveOrder == .relevance
         offset = Self.offset(query, limit: limit, ranked: ranked)
         let filter = query.filter
         countedByDiaries = filter.query == nil && filter.since == nil && filter.until == nil && filter.tags.isEmpty
@@ -213,7 +224,7 @@ public struct EntryListSQL: Sendable {
         if search.matchesNothing {
             conditions.append(SQLFragment(stringLiteral: Dialect.noRow))
         } else {
-            conditions += Dialect.termConditions(search)
+            conditions += Dialect.termConditions(search, viewerID: query.viewerID)
         }
         return conditions
     }

@@ -113,6 +113,50 @@ import Testing
         }
     }
 
+    /// A short term in fewer entries than the bound leads a search that also holds a common
+    /// long term: the entries holding both come newest first, counted exactly. Whether it
+    /// leads is counted over what the viewer may list, so others get the same answer however
+    /// many private entries of the owner hold the short term.
+    @Test func aRareShortTermLeadsACommonLongOne() throws {
+        try withStore { store, _ in
+            let (count, aliceID) = try Self.entriesPastTheBound(store) { index in index % 100 == 7 ? "coffee zq" : "Coffee" }
+            let both = (0..<count).reversed().filter { $0 % 100 == 7 }.map { "day \($0)" }
+            func answer(_ order: EntryOrder, _ viewerID: Int64?) throws -> EntryPage {
+                try store.entries(EntryQuery(filter: EntryFilter(query: "COFFEE zq", order: order), viewerID: viewerID)).page
+            }
+            // The short term's index drives the count and the page; the trigram index is
+            // probed by id for the entries it finds.
+            for counting in [true, false] {
+                let plan = try store.queryPlan(for: EntryQuery(filter: EntryFilter(query: "coffee zq")), count: counting)
+                let grams = plan.firstIndex { $0.contains("SCAN entries_grams") }
+                #expect(grams != nil && grams! < plan.firstIndex { $0.contains("entries_fts") }!, "\(plan)")
+                #expect(plan.contains("SCAN entries_fts VIRTUAL TABLE INDEX 0:=M2"), "\(plan)")
+            }
+            var before: [EntryOrder: EntryPage] = [:]
+            for order in [EntryOrder.newest, .relevance] {
+                for viewerID in [nil, aliceID] {
+                    let page = try answer(order, viewerID)
+                    #expect(page.entries.map(\.title) == both && page.total == both.count && !page.totalIsEstimate, "\(order)")
+                }
+                before[order] = try answer(order, nil)
+            }
+            // Alice's private entries holding both terms, more than the bound: her own search
+            // now walks, and nobody else's answer moves.
+            let more = EntryPage.countedMatches + 1
+            let diary = try store.createDiary(ownerID: aliceID, title: "secret")
+            let start = Date(timeIntervalSince1970: 1_700_000_000)
+            try store.insertEntries((0..<more).map { SeedEntry(diaryID: diary.id, title: "hidden \($0)", body: "coffee zq", created: start + Double($0)) })
+            try store.write(.operation("make private")) { db in
+                try db.execute(sql: "UPDATE entries SET visibility = 'private' WHERE diary_id = ?", arguments: [diary.id])
+            }
+            for order in [EntryOrder.newest, .relevance] {
+                #expect(try answer(order, nil) == before[order], "\(order)")
+                let own = try answer(order, aliceID)
+                #expect(own.totalIsEstimate && own.entries.first?.title == both.first, "\(order)")
+            }
+        }
+    }
+
     /// A common term's newest-first page walks the ordered index and checks each entry (by id
     /// in the trigram index, or in its text for a short term): no sort of every match.
     @Test func aCommonTermsNewestPageWalksTheOrderedIndex() throws {

@@ -8,7 +8,7 @@ import Testing
 enum MarkedDialect: EntrySQLDialect {
     static let entryColumns = "SELECT cols FROM entries e"
     static let noRow = "NEVER"
-    static func termConditions(_ search: TermSearch) -> [SQLFragment] { search.terms.map { "term(\($0))" } }
+    static func termConditions(_ search: TermSearch, viewerID: Int64?) -> [SQLFragment] { search.terms.map { "term(\($0))" } }
     static func indexMatch(_ search: TermSearch, viewerID: Int64?) -> SQLFragment? {
         search.indexed.isEmpty ? nil : "match(\(search.indexed.joined(separator: " ")))"
     }
@@ -21,7 +21,7 @@ enum MarkedDialect: EntrySQLDialect {
 enum ProbingDialect: EntrySQLDialect {
     static let entryColumns = MarkedDialect.entryColumns
     static let noRow = MarkedDialect.noRow
-    static func termConditions(_ search: TermSearch) -> [SQLFragment] { MarkedDialect.termConditions(search) }
+    static func termConditions(_ search: TermSearch, viewerID: Int64?) -> [SQLFragment] { MarkedDialect.termConditions(search, viewerID: viewerID) }
     static func indexMatch(_ search: TermSearch, viewerID: Int64?) -> SQLFragment? { MarkedDialect.indexMatch(search, viewerID: viewerID) }
     static func rankedPage(_ search: TermSearch, conditions: [SQLFragment], viewerID: Int64?, window: SQLFragment) -> SQLFragment {
         MarkedDialect.rankedPage(search, conditions: conditions, viewerID: viewerID, window: window)
