@@ -61,6 +61,23 @@ public struct DiaryClient: Sendable {
         return response
     }
 
+    /// The bytes of an image the caller may see (`GET /media/<id>`, with the token when there
+    /// is one), or nil when the server answers 404: an image nobody showed the caller.
+    public func image(_ id: MediaID) async throws -> RawResponse? {
+        var headers: HTTPFields = [:]
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        let url = Self.url(serverURL: serverURL, target: id.url)
+        let response: RawResponse
+        do {
+            response = try await transport.send(PreparedRequest(method: .get, url: url, headerFields: headers))
+        } catch {
+            throw ConnectionError(serverURL: serverURL, reason: error.reason)
+        }
+        if response.status == 404 { return nil }
+        guard (200..<300).contains(response.status) else { throw APIError(response: response) }
+        return response
+    }
+
     // MARK: - Building requests
 
     /// The request `send` would make for `endpoint`: URL, method, headers and JSON body.

@@ -96,18 +96,22 @@ enum ImageAttachments {
                 throw ValidationError("Cannot read \(file).")
             }
             let name = URL(fileURLWithPath: file).lastPathComponent
-            let upload = UploadMedia(ImageUpload(fileBytes: [UInt8](data), fileName: name))
-            // One key for the upload and its retry: a lost answer is replayed, not stored twice.
-            let key: HTTPFields = [.idempotencyKey: UUID().uuidString]
-            let item: MediaItem
-            do {
-                item = try await client.send(upload, headers: key)
-            } catch is ConnectionError {
-                item = try await client.send(upload, headers: key)
-            }
+            let item = try await upload(data, named: name, key: UUID().uuidString, client: client)
             lines.append("![\(altText(name))](\(item.url))")
         }
         return lines
+    }
+
+    /// Uploads one image under `key` (`Idempotency-Key`), retried once when the answer is lost:
+    /// with the same key, a retry is replayed, not stored twice.
+    static func upload(_ data: Data, named name: String, key: String, client: DiaryClient) async throws -> MediaItem {
+        let upload = UploadMedia(ImageUpload(fileBytes: [UInt8](data), fileName: name))
+        let headers: HTTPFields = [.idempotencyKey: key]
+        do {
+            return try await client.send(upload, headers: headers)
+        } catch is ConnectionError {
+            return try await client.send(upload, headers: headers)
+        }
     }
 
     /// The file's name without its extension, with the characters Markdown would read in an
