@@ -1,6 +1,7 @@
 import ArgumentParser
 import DiaryAPI
 import DiaryClient
+import DiaryTerminal
 import Foundation
 import HTTPTypes
 
@@ -107,10 +108,15 @@ enum ImageAttachments {
     static func upload(_ data: Data, named name: String, key: String, client: DiaryClient) async throws -> MediaItem {
         let upload = UploadMedia(ImageUpload(fileBytes: [UInt8](data), fileName: name))
         let headers: HTTPFields = [.idempotencyKey: key]
+        // On a terminal, a large file's bytes as they go; the bar is gone before anything is printed.
+        let bar = UploadProgressBar(bytes: data.count, label: DisplayWidth.truncate(name, to: 30))
+        defer { bar?.erase() }
+        var progress: UploadProgress?
+        if let bar { progress = { sent, _ in bar.update(sent: sent) } }
         do {
-            return try await client.send(upload, headers: headers)
+            return try await client.send(upload, headers: headers, progress: progress)
         } catch is ConnectionError {
-            return try await client.send(upload, headers: headers)
+            return try await client.send(upload, headers: headers, progress: progress)
         }
     }
 

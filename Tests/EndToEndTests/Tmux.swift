@@ -59,6 +59,12 @@ final class Tmux {
         return last
     }
 
+    /// Appends everything the pane's program writes from now on, escapes and all, to `file`:
+    /// what was drawn and then erased, which `capture-pane` can no longer see.
+    func record(to file: URL) throws {
+        _ = try control(["pipe-pane", "-o", "-t", "main", "cat >> \(Self.quoted(file.path))"])
+    }
+
     func send(_ keys: String...) throws {
         _ = try control(["send-keys", "-t", "main"] + keys)
     }
