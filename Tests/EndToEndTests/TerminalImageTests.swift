@@ -29,10 +29,8 @@ import Testing
         let (server, _, path) = try Self.entryWithAnImage()
         try withTemporaryDirectory { directory in
             let client = "\(Binaries.client.path) --server \(server.url)"
-            let linked = try Tmux("read go; unset NO_COLOR DIARY_NO_HYPERLINKS; \(client) show 1; echo DONE; sleep 600", columns: 70, rows: 20)
             let log = directory.url.appendingPathComponent("linked.log")
-            try linked.record(to: log)
-            try linked.send("Enter")
+            let linked = try Tmux.recording("unset NO_COLOR DIARY_NO_HYPERLINKS; \(client) show 1; echo DONE; sleep 600", to: log, columns: 70, rows: 20)
             let screen = try linked.waitFor("the entry") { $0.contains("DONE") }
             #expect(screen.contains("Leaves.") && screen.contains("[image: eikan-do · 6×4]"), "\(screen)")
             #expect(!screen.contains("<\(path)>") && !screen.contains("]8;"), "\(screen)")
@@ -52,10 +50,8 @@ import Testing
         let (server, alice, path) = try Self.entryWithAnImage()
         try withTemporaryDirectory { directory in
             let client = "\(Binaries.client.path) --server \(server.url) --token \(alice)"
-            let tmux = try Tmux("read go; unset DIARY_NO_HYPERLINKS; \(client) browse; echo \"EXIT $?\"; sleep 600", environment: ["NO_COLOR": "1"])
             let log = directory.url.appendingPathComponent("browse.log")
-            try tmux.record(to: log)
-            try tmux.send("Enter")
+            let tmux = try Tmux.recording("unset DIARY_NO_HYPERLINKS; \(client) browse; echo \"EXIT $?\"; sleep 600", to: log, environment: ["NO_COLOR": "1"])
             try tmux.waitFor("the list") { $0.contains("Autumn") }
             try tmux.send("Enter")
             let screen = try tmux.waitFor("the entry") { $0.contains("Diary · entry 1") && $0.contains("[image:") }

@@ -30,12 +30,10 @@ import Testing
             let size = try #require(try FileManager.default.attributesOfItem(atPath: photo.path)[.size] as? Int)
             try #require(size > 4_000_000)
 
-            // The shell waits for Enter, so that the recording starts before the upload does.
+            // Recorded from before the upload starts.
             let client = "\(Binaries.client.path) --server \(server.url) --token \(alice)"
-            let tmux = try Tmux("read go; \(client) attach \(photo.path); echo \"EXIT $?\"; sleep 600", columns: 100, rows: 10)
             let log = directory.url.appendingPathComponent("pane.log")
-            try tmux.record(to: log)
-            try tmux.send("Enter")
+            let tmux = try Tmux.recording("\(client) attach \(photo.path); echo \"EXIT $?\"; sleep 600", to: log, columns: 100, rows: 10)
             let screen = try tmux.waitFor("the upload's end") { $0.contains("EXIT ") }
             #expect(screen.contains("EXIT 0") && screen.contains("![noise](/media/"), "\(screen)")
             #expect(!screen.contains("noise.png ["), "the bar is erased: \(screen)")
