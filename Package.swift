@@ -26,6 +26,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
+        // `diary export --format archive` and its import: a zip written and read entry by entry.
+        .package(url: "https://github.com/weichsel/ZIPFoundation.git", exact: "0.9.20"),
     ],
     targets: [
         // MARK: C libraries and the modules that wrap them
@@ -147,6 +149,7 @@ let package = Package(
                 "DiaryClient", "DiaryAPI", "DiaryTerminal", "DiaryBrowser", "ProcessControl", "Terminal", "DiaryReplica",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             // The Swift runtime and Foundation linked in: a run of the CLI spent more time
             // resolving their symbols in the dynamic loader than on its request. Compiling with

@@ -44,10 +44,40 @@ public struct MediaID: Sendable, Hashable, CustomStringConvertible {
 public enum MediaLinks {
     /// The ids linked from `body`, each once, in order of first appearance.
     public static func ids(in body: String) -> [MediaID] {
-        let utf8 = Array(body.utf8)
-        let prefix = Array(MediaID.pathPrefix.utf8)
         var found: [MediaID] = []
         var seen = Set<String>()
+        for link in links(in: Array(body.utf8)) where seen.insert(link.id.text).inserted {
+            found.append(link.id)
+        }
+        return found
+    }
+
+    /// `body` with each `/media/<id>` for which `replacement` gives text replaced by that text
+    /// (an export's relative file name, an import's new URL); the rest as it was.
+    /// - Parameter sitePathsOnly: leave links inside absolute URLs (`https://host/media/…`)
+    ///   alone: a relative file name cannot stand in for a host's path.
+    public static func replacing(in body: String, sitePathsOnly: Bool = false, _ replacement: (MediaID) -> String?) -> String {
+        let utf8 = Array(body.utf8)
+        var result: [UInt8] = []
+        var copied = 0
+        for link in links(in: utf8) {
+            if sitePathsOnly, link.range.lowerBound > 0, !sitePathOpeners.contains(utf8[link.range.lowerBound - 1]) { continue }
+            guard let text = replacement(link.id) else { continue }
+            result += utf8[copied..<link.range.lowerBound]
+            result += Array(text.utf8)
+            copied = link.range.upperBound
+        }
+        result += utf8[copied...]
+        return String(decoding: result, as: UTF8.self)
+    }
+
+    /// What may stand before a site path in Markdown or HTML: `(`, `<`, a quote, white space.
+    private static let sitePathOpeners: Set<UInt8> = Set("(<\"' \t\n\r".utf8)
+
+    /// Every `/media/<32 hex digits>` in `utf8`, repeats included, with where it stands.
+    private static func links(in utf8: [UInt8]) -> [(id: MediaID, range: Range<Int>)] {
+        let prefix = Array(MediaID.pathPrefix.utf8)
+        var found: [(id: MediaID, range: Range<Int>)] = []
         var index = 0
         while index + prefix.count + MediaID.digitCount <= utf8.count {
             guard utf8[index..<(index + prefix.count)].elementsEqual(prefix) else {
@@ -58,10 +88,12 @@ public enum MediaLinks {
             let end = start + MediaID.digitCount
             // Exactly 32 digits: a longer run of hex digits is not an id.
             let followedByDigit = end < utf8.count && MediaID.isLowercaseHexDigit(utf8[end])
-            if !followedByDigit, let id = MediaID(String(decoding: utf8[start..<end], as: UTF8.self)), seen.insert(id.text).inserted {
-                found.append(id)
+            if !followedByDigit, let id = MediaID(String(decoding: utf8[start..<end], as: UTF8.self)) {
+                found.append((id, index..<end))
+                index = end
+            } else {
+                index = start
             }
-            index = start
         }
         return found
     }

@@ -44,8 +44,8 @@ public final class Browser {
                 case .terminate(let signal):
                     return 128 + signal
                 case .woken:
-                    for (load, result) in answers.take() {
-                        commands += state.received(load, result)
+                    for answer in answers.take() {
+                        commands += state.received(answer.load, answer.result, imageSizes: answer.imageSizes)
                     }
                 }
             }
@@ -56,12 +56,15 @@ public final class Browser {
         let source = source
         Task.detached { [answers] in
             let result: Result<EntryPage, EntrySourceError>
+            var sizes: [String: (width: Int, height: Int)] = [:]
             do throws(EntrySourceError) {
-                result = .success(try await source.page(of: load.listing, after: load.cursor, count: BrowserState.pageSize))
+                let page = try await source.page(of: load.listing, after: load.cursor, count: BrowserState.pageSize)
+                sizes = await source.imageSizes(in: page.entries)
+                result = .success(page)
             } catch {
                 result = .failure(error)
             }
-            answers.add(load, result)
+            answers.add(Answer(load: load, result: result, imageSizes: sizes))
             events.wake()
         }
     }
@@ -77,15 +80,22 @@ public final class Browser {
     }
 }
 
+/// A fetched page, with the sizes of the images its entries show.
+private struct Answer: Sendable {
+    var load: PageLoad
+    var result: Result<EntryPage, EntrySourceError>
+    var imageSizes: [String: (width: Int, height: Int)]
+}
+
 /// Fetched pages on their way from the fetching tasks to the loop.
 private final class Answers: Sendable {
-    private let queue = Mutex<[(PageLoad, Result<EntryPage, EntrySourceError>)]>([])
+    private let queue = Mutex<[Answer]>([])
 
-    func add(_ load: PageLoad, _ result: Result<EntryPage, EntrySourceError>) {
-        queue.withLock { $0.append((load, result)) }
+    func add(_ answer: Answer) {
+        queue.withLock { $0.append(answer) }
     }
 
-    func take() -> [(PageLoad, Result<EntryPage, EntrySourceError>)] {
+    func take() -> [Answer] {
         queue.withLock { queue in
             defer { queue.removeAll() }
             return queue

@@ -53,6 +53,9 @@ public struct BrowserState {
     private var top = 0
     /// The entry open on screen, if any.
     public private(set) var reader: EntryReader?
+    /// Width and height of the site's images the listed entries show, by id, as the source
+    /// found them with each page: an open entry shows them with its images.
+    public private(set) var imageSizes: [String: (width: Int, height: Int)] = [:]
     /// The search being typed after `/`.
     public private(set) var prompt: String?
     public private(set) var showingHelp = false
@@ -81,11 +84,15 @@ public struct BrowserState {
     }
 
     /// An answer to `load`: the first page replaces the list, a later one extends it.
-    public mutating func received(_ load: PageLoad, _ result: Result<EntryPage, EntrySourceError>) -> [BrowserCommand] {
+    /// `imageSizes` are those of the images its entries show, for the entries opened later.
+    public mutating func received(
+        _ load: PageLoad, _ result: Result<EntryPage, EntrySourceError>, imageSizes: [String: (width: Int, height: Int)] = [:]
+    ) -> [BrowserCommand] {
         guard load == pending else { return [] }
         pending = nil
         switch result {
         case .success(let page):
+            self.imageSizes.merge(imageSizes) { _, new in new }
             if load.cursor == nil {
                 entries = page.entries
                 selected = 0
@@ -224,7 +231,7 @@ public struct BrowserState {
 
     private mutating func open() {
         guard entries.indices.contains(selected) else { return }
-        reader = EntryReader(entry: entries[selected], style: style, columns: columns)
+        reader = EntryReader(entry: entries[selected], style: style, columns: columns, imageSizes: imageSizes)
     }
 
     // MARK: The window
@@ -235,7 +242,7 @@ public struct BrowserState {
         self.rows = max(rows, 5)
         select(selected)
         if let old = reader {
-            var relaid = EntryReader(entry: old.entry, style: style, columns: self.columns)
+            var relaid = EntryReader(entry: old.entry, style: style, columns: self.columns, imageSizes: imageSizes)
             // Keep the same part of the entry in view: the line at the top, by its share of the whole.
             let share = old.lines.isEmpty ? 0 : Double(old.top) / Double(old.lines.count)
             relaid.scroll(to: Int(share * Double(relaid.lines.count)), height: listHeight)
@@ -260,10 +267,10 @@ public struct EntryReader {
     public private(set) var lines: [String]
     public private(set) var top = 0
 
-    init(entry: Entry, style: DisplayStyle, columns: Int) {
+    init(entry: Entry, style: DisplayStyle, columns: Int, imageSizes: [String: (width: Int, height: Int)]) {
         self.entry = entry
         // One column of margin on either side.
-        lines = DisplayFormat.entryScreen(entry, style: style, width: max(columns - 2, 10))
+        lines = DisplayFormat.entryScreen(entry, style: style, width: max(columns - 2, 10), imageSizes: imageSizes)
     }
 
     mutating func scroll(to line: Int, height: Int) {

@@ -30,6 +30,15 @@ public protocol EntrySource: Sendable {
 
     /// The page of `listing` after `cursor` (nil: the first), newest first.
     func page(of listing: Listing, after cursor: String?, count: Int) async throws(EntrySourceError) -> EntryPage
+
+    /// Width and height, by id, of the site's images `entries` show that the reader may see;
+    /// those it cannot find are left out (the image then shows without its size).
+    func imageSizes(in entries: [Entry]) async -> [String: (width: Int, height: Int)]
+}
+
+extension EntrySource {
+    /// A source that knows no sizes: images show without them.
+    public func imageSizes(in entries: [Entry]) async -> [String: (width: Int, height: Int)] { [:] }
 }
 
 /// A failed fetch, already in the one line a person reads in the status line.

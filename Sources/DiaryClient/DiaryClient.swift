@@ -37,27 +37,45 @@ public struct DiaryClient: Sendable {
 
     /// Sends `endpoint` and decodes its response (`NoContent` for a 204).
     /// - Parameter headers: extra header fields, such as `If-Match` or `Idempotency-Key`.
-    public func send<E: APIEndpoint>(_ endpoint: E, headers: HTTPFields = [:]) async throws -> E.Response {
-        let response = try await sendRaw(endpoint, headers: headers)
+    /// - Parameter progress: told how much of the body is sent as it goes (an upload's bar).
+    public func send<E: APIEndpoint>(_ endpoint: E, headers: HTTPFields = [:], progress: UploadProgress? = nil) async throws -> E.Response {
+        let response = try await sendRaw(endpoint, headers: headers, progress: progress)
         return try Self.decode(E.self, from: response)
     }
 
     /// Sends `endpoint` and returns the successful answer's bytes undecoded, for printing
     /// the server's JSON as received or reading its headers. A non-2xx answer still throws `APIError`.
-    public func sendRaw<E: APIEndpoint>(_ endpoint: E, headers: HTTPFields = [:]) async throws -> RawResponse {
+    public func sendRaw<E: APIEndpoint>(_ endpoint: E, headers: HTTPFields = [:], progress: UploadProgress? = nil) async throws -> RawResponse {
         var request = try makeRequest(for: endpoint)
         for field in headers {
             request.head.headerFields[field.name] = field.value
         }
         let response: RawResponse
         do {
-            response = try await transport.send(request)
+            response = if let progress { try await transport.send(request, progress: progress) } else { try await transport.send(request) }
         } catch {
             throw ConnectionError(serverURL: serverURL, reason: error.reason)
         }
         guard (200..<300).contains(response.status) else {
             throw APIError(response: response)
         }
+        return response
+    }
+
+    /// The bytes of an image the caller may see (`GET /media/<id>`, with the token when there
+    /// is one), or nil when the server answers 404: an image nobody showed the caller.
+    public func image(_ id: MediaID) async throws -> RawResponse? {
+        var headers: HTTPFields = [:]
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        let url = Self.url(serverURL: serverURL, target: id.url)
+        let response: RawResponse
+        do {
+            response = try await transport.send(PreparedRequest(method: .get, url: url, headerFields: headers))
+        } catch {
+            throw ConnectionError(serverURL: serverURL, reason: error.reason)
+        }
+        if response.status == 404 { return nil }
+        guard (200..<300).contains(response.status) else { throw APIError(response: response) }
         return response
     }
 

@@ -64,7 +64,19 @@ public struct RawResponse: Sendable, Equatable {
 /// decoding and errors do not know which.
 protocol HTTPTransport: Sendable {
     func send(_ request: PreparedRequest) async throws(TransportFailure) -> RawResponse
+    /// `send`, telling `progress` how much of the body has gone as it goes.
+    func send(_ request: PreparedRequest, progress: @escaping UploadProgress) async throws(TransportFailure) -> RawResponse
 }
+
+extension HTTPTransport {
+    /// A transport that cannot tell (`CurlTransport`) sends without telling.
+    func send(_ request: PreparedRequest, progress: @escaping UploadProgress) async throws(TransportFailure) -> RawResponse {
+        try await send(request)
+    }
+}
+
+/// Told, as a request's body goes out, how many of its bytes are sent and how many there are.
+public typealias UploadProgress = @Sendable (_ sent: Int, _ total: Int) -> Void
 
 /// Why a transport could not exchange a request, as a short phrase ("Connection refused"),
 /// the same whichever transport failed.

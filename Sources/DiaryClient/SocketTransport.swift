@@ -13,12 +13,20 @@ struct SocketTransport: HTTPTransport {
     /// the `timeoutIntervalForRequest` the client had with URLSession: an idle limit, not a total one.
     var timeout: Double = 30
 
+    /// How much is sent between two reports of progress: a bar redrawn every 256 KiB moves
+    /// smoothly and costs nothing next to the bytes.
+    static let progressStep = 256 * 1024
+
     func send(_ request: PreparedRequest) async throws(TransportFailure) -> RawResponse {
         try exchange(request)
     }
 
+    func send(_ request: PreparedRequest, progress: @escaping UploadProgress) async throws(TransportFailure) -> RawResponse {
+        try exchange(request, progress: progress)
+    }
+
     /// The blocking exchange behind `send`.
-    func exchange(_ request: PreparedRequest) throws(TransportFailure) -> RawResponse {
+    func exchange(_ request: PreparedRequest, progress: UploadProgress? = nil) throws(TransportFailure) -> RawResponse {
         guard let url = request.url, let address = Address(url) else {
             throw TransportFailure(reason: "not an http:// URL")
         }
@@ -28,7 +36,9 @@ struct SocketTransport: HTTPTransport {
         }
         defer { socket.close() }
         do {
-            try Self.mapping { () throws(ClientSocket.Failure) in try socket.sendAll(bytes) }
+            try Self.mapping { () throws(ClientSocket.Failure) in
+                try Self.send(bytes, bodyCount: request.body?.count ?? 0, on: socket, progress: progress)
+            }
         } catch {
             // A server may answer and close before reading all of a request (413 on a large
             // body); its answer is still the better report, when it is there and whole.
@@ -39,6 +49,19 @@ struct SocketTransport: HTTPTransport {
     }
 
     // MARK: - Request
+
+    /// Sends the request's bytes, in steps that report the body's progress when asked to.
+    static func send(_ bytes: [UInt8], bodyCount: Int, on socket: ClientSocket, progress: UploadProgress?) throws(ClientSocket.Failure) {
+        guard let progress else { return try socket.sendAll(bytes) }
+        let headCount = bytes.count - bodyCount
+        var offset = 0
+        while offset < bytes.count {
+            let end = min(offset + progressStep, bytes.count)
+            try socket.sendAll(Array(bytes[offset..<end]))
+            offset = end
+            progress(max(0, offset - headCount), bodyCount)
+        }
+    }
 
     /// The request's bytes on the wire: request line, headers, blank line, body.
     static func encode(_ request: PreparedRequest, address: Address) -> [UInt8] {

@@ -3,7 +3,7 @@
 /// (East Asian Width is not among Swift's Unicode properties; the wide ranges are below, from
 /// Unicode's EastAsianWidth.txt, W and F.)
 public enum DisplayWidth {
-    /// The columns of `text`, cluster by cluster; escape sequences (`ESC [ … m`) take none.
+    /// The columns of `text`, cluster by cluster; escape sequences (`ESC [ … m`, `ESC ] … ESC \`) take none.
     public static func of(_ text: some StringProtocol) -> Int {
         atoms(String(text)).reduce(0) { $0 + $1.width }
     }
@@ -15,8 +15,7 @@ public enum DisplayWidth {
         for character in text {
             if var sequence = escape {
                 sequence.append(character)
-                // A CSI sequence ends with a letter (0x40–0x7E after the `[`).
-                if sequence.count > 2, let ascii = character.asciiValue, (0x40...0x7E).contains(ascii) {
+                if sequence.count > 2, sequenceEnds(sequence, at: character) {
                     atoms.append((sequence, 0))
                     escape = nil
                 } else {
@@ -30,6 +29,13 @@ public enum DisplayWidth {
         }
         if let escape { atoms.append((escape, 0)) }
         return atoms
+    }
+
+    /// Whether `character`, just appended to `sequence`, ends it: an OSC sequence (`ESC ]`, an
+    /// OSC 8 hyperlink) ends with BEL or `ESC \`; a CSI sequence with a letter (0x40–0x7E after the `[`).
+    private static func sequenceEnds(_ sequence: String, at character: Character) -> Bool {
+        if sequence.hasPrefix("\u{1B}]") { return character == "\u{07}" || sequence.hasSuffix("\u{1B}\\") }
+        return character.asciiValue.map { (0x40...0x7E).contains($0) } ?? false
     }
 
     /// The columns of one character: 2 when its first scalar is wide or it is an emoji shown as

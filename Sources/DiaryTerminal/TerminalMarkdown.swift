@@ -145,11 +145,13 @@ public struct TerminalMarkdown: Sendable {
         return out
     }
 
-    /// An image as one line: `[image: alt · 2048×1536] <url>`, the size when it is one of the
-    /// site's images whose size is known.
+    /// An image as one line: `[image: alt · 2048×1536]`, the size when it is one of the site's
+    /// images whose size is known, as a hyperlink to its URL where the style makes them, else
+    /// followed by the URL: `[image: alt · 2048×1536] <url>`.
     func image(_ alt: String, url: String) -> String {
         let size = MediaLinks.ids(in: url).first.flatMap { imageSizes[$0.text] }
-        return "[image: \(alt)" + (size.map { " · \($0.width)×\($0.height)" } ?? "") + "] <\(url)>"
+        let label = "[image: \(alt)" + (size.map { " · \($0.width)×\($0.height)" } ?? "") + "]"
+        return style.hyperlink(label, to: url) ?? label + " <\(url)>"
     }
 
     /// Whether the `*` or `_` at `index` opens (or with `closing`, closes) emphasis: it must touch

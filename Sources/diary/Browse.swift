@@ -72,4 +72,8 @@ struct ClientEntrySource: EntrySource {
             throw EntrySourceError(ErrorReport.message(for: error) ?? String(describing: error))
         }
     }
+
+    func imageSizes(in entries: [Entry]) async -> [String: (width: Int, height: Int)] {
+        await client.imageSizes(in: entries.map(\.body))
+    }
 }

@@ -11,19 +11,23 @@ extension DiaryCommand {
         static let configuration = CommandConfiguration(
             abstract: "Write every entry, with all its fields, to a file or standard output.",
             discussion: """
-                json and ndjson are what `diary import` reads back. markdown writes one file per entry \
-                (ENTRY_ID.md) into the --output directory (default: diary-export), each with a front \
-                matter block: entry_id, diary_id, author, created, updated, tags and title.
+                json and ndjson are what `diary import` reads back. archive writes a zip (--output, default: \
+                diary-export.zip) holding entries.ndjson and media/ID.EXT, every image the entries link to \
+                and your own uploads; `diary import` reads it back, images included. markdown writes one \
+                file per entry (ENTRY_ID.md) into the --output directory (default: diary-export), each with \
+                a front matter block: entry_id, diary_id, author, created, updated, tags and title; the \
+                images they link to go to media/ beside them, their links made relative. An image you may \
+                not see (another's private one) is never exported; its link stays as it was.
                 """
         )
 
         enum Format: String, ExpressibleByArgument, CaseIterable {
-            case json, ndjson, markdown
+            case json, ndjson, markdown, archive
         }
 
         @OptionGroup var globals: GlobalOptions
 
-        @Option(help: "json, ndjson or markdown.")
+        @Option(help: "json, ndjson, markdown or archive.")
         var format: Format = .ndjson
 
         @Option(help: ArgumentHelp("The file (a directory for markdown) to write; default: standard output.", valueName: "path"))
@@ -31,27 +35,47 @@ extension DiaryCommand {
 
         func run() async throws {
             let client = try globals.makeClient()
-            let raw = try await client.sendRaw(ExportEntries(format: format == .json ? .json : .ndjson))
             switch format {
             case .json, .ndjson:
+                let raw = try await client.sendRaw(ExportEntries(format: format == .json ? .json : .ndjson))
                 guard let output else {
                     Output.write(raw: raw.body)
                     return
                 }
                 try write(raw.body, to: URL(fileURLWithPath: output))
                 Output.write("exported to \(output)")
+            case .archive:
+                let url = URL(fileURLWithPath: output ?? "diary-export.zip")
+                let written = try await ExportArchive.write(to: url, client: client)
+                Output.write("exported \(DisplayFormat.count(written.entries, "entry", "entries")) and "
+                    + "\(DisplayFormat.count(written.images, "image", "images")) to \(url.path)")
             case .markdown:
-                let entries = try ExportFile.entries(in: raw.body)
-                let directory = URL(fileURLWithPath: output ?? "diary-export", isDirectory: true)
-                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-                var progress = ProgressBar(total: entries.count, label: "export")
-                for (index, entry) in entries.enumerated() {
-                    try write(Data(DisplayFormat.markdown(entry).utf8), to: directory.appendingPathComponent("\(entry.id).md"))
-                    progress.update(index + 1)
-                }
-                progress.finish()
-                Output.write("exported \(DisplayFormat.count(entries.count, "entry", "entries")) to \(directory.path)")
+                try await writeMarkdown(client: client)
             }
+        }
+
+        /// One file per entry, the images they link to in `media/` beside them.
+        private func writeMarkdown(client: DiaryClient) async throws {
+            let entries = try ExportFile.entries(in: try await client.sendRaw(ExportEntries(format: .ndjson)).body)
+            let directory = URL(fileURLWithPath: output ?? "diary-export", isDirectory: true)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let ids = try await ExportImages.ids(linkedFrom: entries.map(\.body), client: client, includingUnlinked: false)
+            let paths = try await ExportImages.fetch(ids, client: client) { path, bytes in
+                let file = directory.appendingPathComponent(path)
+                try? FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try write(bytes, to: file)
+            }
+            var progress = ProgressBar(total: entries.count, label: "export")
+            for (index, entry) in entries.enumerated() {
+                var relinked = entry
+                // Only site paths: `https://host/media/…` keeps pointing at its host.
+                relinked.body = MediaLinks.replacing(in: entry.body, sitePathsOnly: true) { paths[$0] }
+                try write(Data(DisplayFormat.markdown(relinked).utf8), to: directory.appendingPathComponent("\(entry.id).md"))
+                progress.update(index + 1)
+            }
+            progress.finish()
+            Output.write("exported \(DisplayFormat.count(entries.count, "entry", "entries")) and "
+                + "\(DisplayFormat.count(paths.count, "image", "images")) to \(directory.path)")
         }
 
         private func write(_ data: Data, to url: URL) throws {

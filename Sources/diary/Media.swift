@@ -1,6 +1,7 @@
 import ArgumentParser
 import DiaryAPI
 import DiaryClient
+import DiaryTerminal
 import Foundation
 import HTTPTypes
 
@@ -96,18 +97,27 @@ enum ImageAttachments {
                 throw ValidationError("Cannot read \(file).")
             }
             let name = URL(fileURLWithPath: file).lastPathComponent
-            let upload = UploadMedia(ImageUpload(fileBytes: [UInt8](data), fileName: name))
-            // One key for the upload and its retry: a lost answer is replayed, not stored twice.
-            let key: HTTPFields = [.idempotencyKey: UUID().uuidString]
-            let item: MediaItem
-            do {
-                item = try await client.send(upload, headers: key)
-            } catch is ConnectionError {
-                item = try await client.send(upload, headers: key)
-            }
+            let item = try await upload(data, named: name, key: UUID().uuidString, client: client)
             lines.append("![\(altText(name))](\(item.url))")
         }
         return lines
+    }
+
+    /// Uploads one image under `key` (`Idempotency-Key`), retried once when the answer is lost:
+    /// with the same key, a retry is replayed, not stored twice.
+    static func upload(_ data: Data, named name: String, key: String, client: DiaryClient) async throws -> MediaItem {
+        let upload = UploadMedia(ImageUpload(fileBytes: [UInt8](data), fileName: name))
+        let headers: HTTPFields = [.idempotencyKey: key]
+        // On a terminal, a large file's bytes as they go; the bar is gone before anything is printed.
+        let bar = UploadProgressBar(bytes: data.count, label: DisplayWidth.truncate(name, to: 30))
+        defer { bar?.erase() }
+        var progress: UploadProgress?
+        if let bar { progress = { sent, _ in bar.update(sent: sent) } }
+        do {
+            return try await client.send(upload, headers: headers, progress: progress)
+        } catch is ConnectionError {
+            return try await client.send(upload, headers: headers, progress: progress)
+        }
     }
 
     /// The file's name without its extension, with the characters Markdown would read in an

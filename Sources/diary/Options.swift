@@ -30,7 +30,10 @@ struct GlobalOptions: ParsableArguments {
 
     /// How this run shows dates and emphasis.
     var style: DisplayStyle {
-        DisplayStyle.resolve(utc: utc, noColor: noColor, outputIsTerminal: Terminal.isTerminal(.output), environment: ProcessInfo.processInfo.environment)
+        DisplayStyle.resolve(
+            utc: utc, noColor: noColor, outputIsTerminal: Terminal.isTerminal(.output), environment: ProcessInfo.processInfo.environment,
+            siteURL: try? serverURL()
+        )
     }
 
     func validate() throws {

@@ -25,16 +25,6 @@ extension DiaryCommand {
             try validateID(entryID, "entry-id")
         }
 
-        /// The sizes of the site's images `body` shows, those the server lets this reader see;
-        /// one request each (an entry shows a few), none when it shows none.
-        static func imageSizes(in body: String, client: DiaryClient) async -> [String: (width: Int, height: Int)] {
-            var sizes: [String: (width: Int, height: Int)] = [:]
-            for id in MediaLinks.ids(in: body) {
-                if let item = try? await client.send(GetMedia(mediaID: id)) { sizes[id.text] = (item.width, item.height) }
-            }
-            return sizes
-        }
-
         func run() async throws {
             let endpoint = GetEntry(entryID: entryID)
             let entry: Entry? = try await OfflineReading.answer(globals) { client in
@@ -59,7 +49,7 @@ extension DiaryCommand {
                 // The images' sizes come from the server; offline, or when it cannot be reached,
                 // an image shows without them.
                 let client = globals.offline ? nil : try? globals.makeClient()
-                let sizes = if let client { await Self.imageSizes(in: entry.body, client: client) } else { [String: (width: Int, height: Int)]() }
+                let sizes = if let client { await client.imageSizes(in: [entry.body]) } else { [String: (width: Int, height: Int)]() }
                 let lines = DisplayFormat.entryScreen(entry, style: globals.style, width: size.columns, imageSizes: sizes)
                 try Pager.show(lines.joined(separator: "\n") + "\n")
             } else {

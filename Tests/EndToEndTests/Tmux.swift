@@ -59,6 +59,21 @@ final class Tmux {
         return last
     }
 
+    /// Appends everything the pane's program writes from now on, escapes and all, to `file`:
+    /// what was drawn and then erased, which `capture-pane` can no longer see.
+    func record(to file: URL) throws {
+        _ = try control(["pipe-pane", "-o", "-t", "main", "cat >> \(Self.quoted(file.path))"])
+    }
+
+    /// Runs `command` with everything it writes recorded to `file` (`record`): the shell waits
+    /// for Enter until the recording is on, so that nothing is written before it.
+    static func recording(_ command: String, to file: URL, columns: Int = 80, rows: Int = 24, environment: [String: String] = [:]) throws -> Tmux {
+        let tmux = try Tmux("read go; " + command, columns: columns, rows: rows, environment: environment)
+        try tmux.record(to: file)
+        try tmux.send("Enter")
+        return tmux
+    }
+
     func send(_ keys: String...) throws {
         _ = try control(["send-keys", "-t", "main"] + keys)
     }
