@@ -40,16 +40,8 @@ public struct AtomFeed: Sendable {
         out += "<link rel=\"alternate\" type=\"text/html\" href=\"\(escaped(baseURL + alternatePath))\"/>\n"
         out += "<generator>Diary</generator>\n"
         for entry in entries {
-            let url = escaped(baseURL + SitePaths.entry(entry.id))
-            out += "<entry>\n<id>\(url)</id>\n"
-            out += "<title type=\"text\">\(escaped(entry.title))</title>\n"
-            out += "<published>\(RFC3339.string(from: entry.created))</published>\n"
-            out += "<updated>\(RFC3339.string(from: entry.updated))</updated>\n"
-            out += "<author><name>\(escaped(entry.author))</name></author>\n"
-            out += "<link rel=\"alternate\" type=\"text/html\" href=\"\(url)\"/>\n"
-            for tag in entry.tags {
-                out += "<category term=\"\(escaped(tag))\"/>\n"
-            }
+            out += "<entry>\n"
+            Self.appendCommonElements(of: entry, updated: entry.updated, baseURL: baseURL, to: &out)
             // The site's images absolute: not every reader honours `xml:base` in content.
             let html = SafeMarkdown.html(entry.body, images: SiteImages(base: baseURL))
             out += "<content type=\"html\">\(escaped(html))</content>\n</entry>\n"
@@ -60,5 +52,22 @@ public struct AtomFeed: Sendable {
 
     private func escaped(_ text: String) -> String {
         HTMLEscaping.escape(text)
+    }
+
+    /// The elements every Atom entry of the site has, written once for the reading feeds and
+    /// AtomPub's documents: `id` (the entry page's absolute URL), `title`, `published`,
+    /// `updated` (the feeds give the time of the last change, AtomPub the entry's own date),
+    /// `author`, the link to its page and its tags as categories.
+    public static func appendCommonElements(of entry: Entry, updated: Date, baseURL: String, to out: inout String) {
+        let url = HTMLEscaping.escape(baseURL + SitePaths.entry(entry.id))
+        out += "<id>\(url)</id>\n"
+        out += "<title type=\"text\">\(HTMLEscaping.escape(entry.title))</title>\n"
+        out += "<published>\(RFC3339.string(from: entry.created))</published>\n"
+        out += "<updated>\(RFC3339.string(from: updated))</updated>\n"
+        out += "<author><name>\(HTMLEscaping.escape(entry.author))</name></author>\n"
+        out += "<link rel=\"alternate\" type=\"text/html\" href=\"\(url)\"/>\n"
+        for tag in entry.tags {
+            out += "<category term=\"\(HTMLEscaping.escape(tag))\"/>\n"
+        }
     }
 }
