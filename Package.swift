@@ -106,7 +106,7 @@ let package = Package(
         .target(
             name: "DiaryServer",
             dependencies: [
-                "DiaryAPI", "DiaryStore", "DiaryPages", "HTTPCore", "APITokens", "ByteEncodings", "CalendarTime",
+                "DiaryAPI", "DiaryStore", "DiaryPages", "AtomPub", "HTTPCore", "APITokens", "ByteEncodings", "CalendarTime",
                 "VipsImages", .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
