@@ -40,19 +40,17 @@ public struct AtomPubDocuments: Sendable {
 
     /// One page of a diary's collection, newest first; `nextPath` is the page after it.
     public func collection(diary: Diary, entries: [Entry], nextPath: String?) -> [UInt8] {
-        let selfURL = escaped(baseURL + AtomPubPaths.collection(diary.id))
+        let selfURL = baseURL + AtomPubPaths.collection(diary.id)
         var out = Self.declaration
         out += "<feed \(Self.namespaces)>\n"
-        out += "<id>\(selfURL)</id>\n"
-        out += "<title type=\"text\">\(escaped(diary.title))</title>\n"
-        out += "<updated>\(RFC3339.string(from: diary.updated))</updated>\n"
+        AtomFeed.appendFeedElements(
+            title: diary.title, updated: diary.updated, selfURL: selfURL, alternateURL: baseURL + SitePaths.diary(diary.id), to: &out
+        )
         out += "<author><name>\(escaped(diary.owner))</name></author>\n"
-        out += "<link rel=\"self\" type=\"\(Self.feedMediaType)\" href=\"\(selfURL)\"/>\n"
-        out += "<link rel=\"first\" type=\"\(Self.feedMediaType)\" href=\"\(selfURL)\"/>\n"
+        out += "<link rel=\"first\" type=\"\(Self.feedMediaType)\" href=\"\(escaped(selfURL))\"/>\n"
         if let nextPath {
             out += "<link rel=\"next\" type=\"\(Self.feedMediaType)\" href=\"\(escaped(baseURL + nextPath))\"/>\n"
         }
-        out += "<link rel=\"alternate\" type=\"text/html\" href=\"\(escaped(baseURL + SitePaths.diary(diary.id)))\"/>\n"
         for entry in entries {
             out += "<entry>\n"
             appendMemberElements(of: entry, to: &out)

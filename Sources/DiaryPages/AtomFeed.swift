@@ -33,11 +33,7 @@ public struct AtomFeed: Sendable {
         out.reserveCapacity(32 << 10)
         out += "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
         out += "<feed xmlns=\"http://www.w3.org/2005/Atom\" xml:base=\"\(escaped(baseURL + "/"))\">\n"
-        out += "<id>\(escaped(baseURL + selfPath))</id>\n"
-        out += "<title type=\"text\">\(escaped(title))</title>\n"
-        out += "<updated>\(RFC3339.string(from: updated))</updated>\n"
-        out += "<link rel=\"self\" type=\"\(Self.mediaType)\" href=\"\(escaped(baseURL + selfPath))\"/>\n"
-        out += "<link rel=\"alternate\" type=\"text/html\" href=\"\(escaped(baseURL + alternatePath))\"/>\n"
+        Self.appendFeedElements(title: title, updated: updated, selfURL: baseURL + selfPath, alternateURL: baseURL + alternatePath, to: &out)
         out += "<generator>Diary</generator>\n"
         for entry in entries {
             out += "<entry>\n"
@@ -52,6 +48,17 @@ public struct AtomFeed: Sendable {
 
     private func escaped(_ text: String) -> String {
         HTMLEscaping.escape(text)
+    }
+
+    /// A feed's own elements, written once for the reading feeds and AtomPub's collections: its
+    /// `id` (its own absolute URL), `title`, `updated`, and its `self` and `alternate` links.
+    public static func appendFeedElements(title: String, updated: Date, selfURL: String, alternateURL: String, to out: inout String) {
+        let selfURL = HTMLEscaping.escape(selfURL)
+        out += "<id>\(selfURL)</id>\n"
+        out += "<title type=\"text\">\(HTMLEscaping.escape(title))</title>\n"
+        out += "<updated>\(RFC3339.string(from: updated))</updated>\n"
+        out += "<link rel=\"self\" type=\"\(mediaType)\" href=\"\(selfURL)\"/>\n"
+        out += "<link rel=\"alternate\" type=\"text/html\" href=\"\(HTMLEscaping.escape(alternateURL))\"/>\n"
     }
 
     /// The elements every Atom entry of the site has, written once for the reading feeds and
