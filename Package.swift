@@ -108,7 +108,7 @@ let package = Package(
         .target(
             name: "DiaryServer",
             dependencies: [
-                "DiaryAPI", "DiaryStore", "DiaryPages", "HTTPCore", "APITokens", "ByteEncodings", "CalendarTime",
+                "DiaryAPI", "DiaryStore", "DiaryPages", "AtomPub", "HTTPCore", "APITokens", "ByteEncodings", "CalendarTime",
                 "VipsImages", .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
@@ -121,6 +121,9 @@ let package = Package(
             dependencies: ["DiaryAPI", "ByteEncodings", .product(name: "Ink", package: "Ink")],
             resources: [.embedInCode("style.css")]
         ),
+        /// AtomPub (RFC 5023) as Hatena Blog speaks it: entries read from XML without any
+        /// document type, and the service, collection and entry documents written; transport-free.
+        .target(name: "AtomPub", dependencies: ["DiaryAPI", "DiaryPages", "ByteEncodings"]),
         /// Sends any `APIEndpoint` and decodes its response, in swift-http-types' heads and fields; no libmicrohttpd.
         .target(name: "DiaryClient", dependencies: ["DiaryAPI", "ByteEncodings", "TCPSockets", .product(name: "HTTPTypes", package: "swift-http-types")]),
         /// How the `diary` command shows things on a terminal or in a pipe.
@@ -194,6 +197,7 @@ let package = Package(
             "DiaryServer", "DiaryPages", "DiarySQLiteStore", "DiaryPostgresStore", "DiaryStore", "DiaryAPI", "HTTPCore", "APITokens",
             "ByteEncodings", "StoreTestSupport", .product(name: "HTTPTypes", package: "swift-http-types"),
         ]),
+        .testTarget(name: "AtomPubTests", dependencies: ["AtomPub", "DiaryAPI"]),
         .testTarget(name: "DiaryPagesTests", dependencies: ["DiaryPages", "DiaryAPI", "SeededRandom"]),
         .testTarget(name: "DiaryClientTests", dependencies: ["DiaryClient", "DiaryAPI", .product(name: "HTTPTypes", package: "swift-http-types")]),
         .testTarget(name: "DiaryTerminalTests", dependencies: ["DiaryTerminal", "DiaryAPI"]),

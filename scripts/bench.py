@@ -35,6 +35,10 @@ LUA_DIR = os.path.join(ROOT, "bench")
 LIST_PATH = "/api/entries?page=1&per_page=20"
 # The reading pages measured against nginx: (path, file name under www/).
 PAGES = (("/", "home.html"), ("/feed.atom", "feed.atom"))
+# AtomPub (issue 23): the first page of the seeded first user's first diary (seed makes it
+# diary 1) as an AtomPub client reads it, with the user's token: answered from the response
+# cache under that token's own key, against nginx serving the same bytes.
+ATOM_COLLECTION = ("/atom/diaries/1/entry", "atom-collection.xml")
 MAX_SAMPLED_IDS = 10_000
 
 
@@ -114,7 +118,7 @@ def start_diary_server(children, arguments, database, log_path, extra=()):
 def start_files_nginx(children, folder, content_type, page_types):
     """nginx with one worker and no access log, serving the captured responses."""
     pages = "\n".join(f'        location = {path} {{ default_type "{page_types[name]}"; try_files /{name} =404; }}'
-                      for path, name in PAGES)
+                      for path, name in (*PAGES, ATOM_COLLECTION) if name in page_types)
     port = free_port()
     config = files_config(folder, port, content_type, f"""        location = /api/entries {{ try_files /list.json =404; }}
         location /api/entries/ {{ rewrite "^/api/entries/([0-9]+)$" /entry/$1.json break; }}
@@ -142,21 +146,22 @@ def sampled_ids(entries):
     return (entries + step - 1) // step, step
 
 
-def get_ok(client, path):
+def get_ok(client, path, token=None):
     """GET path, which must answer 200: (body, Content-Type)."""
-    status, headers, body = client.request("GET", path)
+    status, headers, body = client.request("GET", path, token=token)
     if status != 200:
         raise SystemExit(f"bench: GET {path} answered {status}: {body[:300]!r}")
     return body, headers.get("content-type")
 
 
-def capture(port, folder, count, step):
-    """Saves the exact bytes diary-server answers for the list and the sampled entries."""
+def capture(port, folder, count, step, token=None):
+    """Saves the exact bytes diary-server answers for the list, the sampled entries, the pages
+    and (with the user's `token`) the AtomPub collection."""
     client = Client(port, timeout=10)
     content_types = set()
 
-    def get(path, destination):
-        body, content_type = get_ok(client, path)
+    def get(path, destination, token=None):
+        body, content_type = get_ok(client, path, token)
         content_types.add(content_type)
         with open(destination, "wb") as file:
             file.write(body)
@@ -175,16 +180,21 @@ def capture(port, folder, count, step):
     for path, name in PAGES:
         sizes[name] = get(path, os.path.join(folder, "www", name))
         page_types[name] = content_types.pop()
+    if token:
+        path, name = ATOM_COLLECTION
+        sizes[name] = get(path, os.path.join(folder, "www", name), token)
+        page_types[name] = content_types.pop()
     client.close()
     return json_type, page_types, sizes
 
 
-def same_bytes(port, folder):
-    """Whether diary-server still answers what nginx served: the list and the pages."""
+def same_bytes(port, folder, token=None):
+    """Whether diary-server still answers what nginx served: the list and the pages (and with
+    `token`, the AtomPub collection)."""
     client = Client(port, timeout=10)
     same = True
-    for path, name in ((LIST_PATH, "list.json"), *PAGES):
-        body = client.request("GET", path)[2]
+    for path, name in ((LIST_PATH, "list.json"), *PAGES, *((ATOM_COLLECTION,) if token else ())):
+        body = client.request("GET", path, token=token if name == ATOM_COLLECTION[1] else None)[2]
         with open(os.path.join(folder, "www", name), "rb") as file:
             same = same and body == file.read()
     client.close()
@@ -199,7 +209,7 @@ def serve_sqlite_and_copy(arguments, folder, children, log_name):
     token = seed(arguments, database)
     server, server_port = start_diary_server(children, arguments, database, os.path.join(folder, log_name))
     count, step = sampled_ids(arguments.entries)
-    content_type, page_types, sizes = capture(server_port, folder, count, step)
+    content_type, page_types, sizes = capture(server_port, folder, count, step, token)
     log(f"diary-server on port {server_port}; list page {sizes['list']} bytes, entries about {sizes['entry']} bytes ({count} captured), "
         f"home page {sizes['home.html']} bytes, feed {sizes['feed.atom']} bytes")
     nginx, nginx_port = start_files_nginx(children, folder, content_type, page_types)
@@ -209,9 +219,9 @@ def serve_sqlite_and_copy(arguments, folder, children, log_name):
 # MARK: - Measuring
 
 
-def wrk(port, duration, connections, script, path="/", script_arguments=()):
+def wrk(port, duration, connections, script, path="/", script_arguments=(), headers=()):
     command = ["wrk", "-t", str(min(2, connections)), "-c", str(connections), "-d", f"{duration}s", "--timeout", "2s",
-               "-s", script, f"http://{HOST}:{port}{path}"]
+               "-s", script, *(option for header in headers for option in ("-H", header)), f"http://{HOST}:{port}{path}"]
     if script_arguments:
         command += ["--", *script_arguments]
     output = run(command, timeout=duration + 60, cwd=LUA_DIR)
@@ -271,7 +281,7 @@ def machine():
 def judge(rows, entries):
     """Fills `ratio`, `target` and `ok` on the rows that have a target (issue 5)."""
     by_name = {row["scenario"]: row for row in rows}
-    for name in ("list page 1", "one entry", "home page /", "Atom feed"):
+    for name in ("list page 1", "one entry", "home page /", "Atom feed", "AtomPub collection"):
         row, limit = by_name[name], by_name[f"{name} (nginx)"]
         row["ratio"] = row["requests_per_s"] / limit["requests_per_s"]
         row["ratio_of"] = "nginx"
@@ -654,10 +664,10 @@ def measure(arguments, folder, children):
     duration, connections = arguments.duration, arguments.connections
     rows = []
 
-    def measured(name, port, pid, runs, conns, script, path="/", script_arguments=()):
+    def measured(name, port, pid, runs, conns, script, path="/", script_arguments=(), headers=()):
         results = []
         for _ in range(runs):
-            results.append(wrk(port, duration, conns, script, path, script_arguments))
+            results.append(wrk(port, duration, conns, script, path, script_arguments, headers))
         row = dict(median_run(results), scenario=name, connections=conns,
                    server="nginx" if port == nginx_port else "diary-server", rss_mib=peak_rss_mib(pid))
         log(f"{name}: {row['requests_per_s']:,.0f} requests/s, p99 {row['p99_ms']:.2f} ms, {row['errors']} errors")
@@ -675,7 +685,12 @@ def measure(arguments, folder, children):
     ):
         measured(f"{name} (nginx)", nginx_port, worker, arguments.repeat, connections, script, path, script_arguments)
         measured(name, server_port, server.pid, arguments.repeat, connections, script, path, script_arguments)
-    bytes_identical = same_bytes(server_port, folder)
+    # AtomPub's collection with the user's token, as a client sends it every time (issue 23).
+    atom_headers = (f"Authorization: Bearer {token}",)
+    measured("AtomPub collection (nginx)", nginx_port, worker, arguments.repeat, connections, "report.lua", ATOM_COLLECTION[0])
+    measured("AtomPub collection", server_port, server.pid, arguments.repeat, connections, "report.lua", ATOM_COLLECTION[0],
+             headers=atom_headers)
+    bytes_identical = same_bytes(server_port, folder, token)
     children.stop(nginx)
     measure_watched(arguments, folder, children, measured)
 

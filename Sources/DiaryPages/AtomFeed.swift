@@ -33,23 +33,11 @@ public struct AtomFeed: Sendable {
         out.reserveCapacity(32 << 10)
         out += "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
         out += "<feed xmlns=\"http://www.w3.org/2005/Atom\" xml:base=\"\(escaped(baseURL + "/"))\">\n"
-        out += "<id>\(escaped(baseURL + selfPath))</id>\n"
-        out += "<title type=\"text\">\(escaped(title))</title>\n"
-        out += "<updated>\(RFC3339.string(from: updated))</updated>\n"
-        out += "<link rel=\"self\" type=\"\(Self.mediaType)\" href=\"\(escaped(baseURL + selfPath))\"/>\n"
-        out += "<link rel=\"alternate\" type=\"text/html\" href=\"\(escaped(baseURL + alternatePath))\"/>\n"
+        Self.appendFeedElements(title: title, updated: updated, selfURL: baseURL + selfPath, alternateURL: baseURL + alternatePath, to: &out)
         out += "<generator>Diary</generator>\n"
         for entry in entries {
-            let url = escaped(baseURL + SitePaths.entry(entry.id))
-            out += "<entry>\n<id>\(url)</id>\n"
-            out += "<title type=\"text\">\(escaped(entry.title))</title>\n"
-            out += "<published>\(RFC3339.string(from: entry.created))</published>\n"
-            out += "<updated>\(RFC3339.string(from: entry.updated))</updated>\n"
-            out += "<author><name>\(escaped(entry.author))</name></author>\n"
-            out += "<link rel=\"alternate\" type=\"text/html\" href=\"\(url)\"/>\n"
-            for tag in entry.tags {
-                out += "<category term=\"\(escaped(tag))\"/>\n"
-            }
+            out += "<entry>\n"
+            Self.appendCommonElements(of: entry, updated: entry.updated, baseURL: baseURL, to: &out)
             // The site's images absolute: not every reader honours `xml:base` in content.
             let html = SafeMarkdown.html(entry.body, images: SiteImages(base: baseURL))
             out += "<content type=\"html\">\(escaped(html))</content>\n</entry>\n"
@@ -60,5 +48,33 @@ public struct AtomFeed: Sendable {
 
     private func escaped(_ text: String) -> String {
         HTMLEscaping.escape(text)
+    }
+
+    /// A feed's own elements, written once for the reading feeds and AtomPub's collections: its
+    /// `id` (its own absolute URL), `title`, `updated`, and its `self` and `alternate` links.
+    public static func appendFeedElements(title: String, updated: Date, selfURL: String, alternateURL: String, to out: inout String) {
+        let selfURL = HTMLEscaping.escape(selfURL)
+        out += "<id>\(selfURL)</id>\n"
+        out += "<title type=\"text\">\(HTMLEscaping.escape(title))</title>\n"
+        out += "<updated>\(RFC3339.string(from: updated))</updated>\n"
+        out += "<link rel=\"self\" type=\"\(mediaType)\" href=\"\(selfURL)\"/>\n"
+        out += "<link rel=\"alternate\" type=\"text/html\" href=\"\(HTMLEscaping.escape(alternateURL))\"/>\n"
+    }
+
+    /// The elements every Atom entry of the site has, written once for the reading feeds and
+    /// AtomPub's documents: `id` (the entry page's absolute URL), `title`, `published`,
+    /// `updated` (the feeds give the time of the last change, AtomPub the entry's own date),
+    /// `author`, the link to its page and its tags as categories.
+    public static func appendCommonElements(of entry: Entry, updated: Date, baseURL: String, to out: inout String) {
+        let url = HTMLEscaping.escape(baseURL + SitePaths.entry(entry.id))
+        out += "<id>\(url)</id>\n"
+        out += "<title type=\"text\">\(HTMLEscaping.escape(entry.title))</title>\n"
+        out += "<published>\(RFC3339.string(from: entry.created))</published>\n"
+        out += "<updated>\(RFC3339.string(from: updated))</updated>\n"
+        out += "<author><name>\(HTMLEscaping.escape(entry.author))</name></author>\n"
+        out += "<link rel=\"alternate\" type=\"text/html\" href=\"\(url)\"/>\n"
+        for tag in entry.tags {
+            out += "<category term=\"\(HTMLEscaping.escape(tag))\"/>\n"
+        }
     }
 }

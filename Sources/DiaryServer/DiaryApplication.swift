@@ -1,3 +1,4 @@
+import AtomPub
 import DiaryAPI
 import DiaryPages
 import DiaryStore
@@ -55,7 +56,7 @@ public struct DiaryApplication: HTTPResponder {
         let readVersion: @Sendable () -> Int64? = { try? store.dataVersion() }
         let sharedReads = configuration.sharesVersionReads ? SharedVersionReads(lease: store.dataVersionLease, read: readVersion) : nil
         let cache = configuration.responseCacheBytes > 0
-            ? ResponseCache(byteLimit: configuration.responseCacheBytes) {
+            ? ResponseCache(byteLimit: configuration.responseCacheBytes, personal: { AtomPubPaths.contains($0) }) {
                 if let sharedReads { sharedReads.version() } else { readVersion() }
             }
             : nil
@@ -67,6 +68,7 @@ public struct DiaryApplication: HTTPResponder {
         Self.addRoutes(to: &router, handlers: handlers, authenticator: authenticator, cache: cache)
         Self.addPages(to: &router, handlers: handlers, cache: cache, site: site, pages: pages)
         Self.addMediaFiles(to: &router, handlers: handlers, authenticator: authenticator, pages: pages)
+        Self.addAtomPub(to: &router, handlers: handlers, authenticator: authenticator, cache: cache, site: site)
         // Outside the API, people read: the router's own problems are pages too.
         router.problemResponse = { request, problem, headers in
             Response.isAPI(request) ? Response(problem: problem, headers: headers) : Response(errorPage: problem, pages: pages, headers: headers)

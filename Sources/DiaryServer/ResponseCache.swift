@@ -14,6 +14,8 @@ public final class ResponseCache: Sendable {
     /// quarter of it is free.
     public let byteLimit: Int
     private let currentVersion: @Sendable () -> Int64?
+    /// Paths whose answers depend on who asks and are kept per credentials (`key(_:)`): AtomPub's.
+    private let isPersonal: @Sendable (Substring) -> Bool
 
     private struct State {
         /// The version every kept answer was read under.
@@ -27,8 +29,10 @@ public final class ResponseCache: Sendable {
 
     /// - Parameter version: the store's data version (`DiaryStore.dataVersion()`), or nil when
     ///   it cannot be read (nothing is served from the cache then).
-    public init(byteLimit: Int, version: @escaping @Sendable () -> Int64?) {
+    /// - Parameter personal: whether a path's answers are kept per credentials (`key(_:)`).
+    public init(byteLimit: Int, personal: @escaping @Sendable (Substring) -> Bool = { _ in false }, version: @escaping @Sendable () -> Int64?) {
         self.byteLimit = byteLimit
+        isPersonal = personal
         currentVersion = version
     }
 
@@ -40,11 +44,12 @@ public final class ResponseCache: Sendable {
     /// The kept answer to a GET or HEAD of this target, found before any routing (which was a
     /// tenth of a cached read); nil when none is kept, and the route then builds the answer.
     /// Only routes keep answers, so a target that is kept belongs to a cacheable route. Only
-    /// answers to anonymous readers are kept: a request with a token is never answered from here.
+    /// answers to anonymous readers are kept, and on a personal path answers to the exact
+    /// credentials sent: any other request with a token is never answered from here.
     public func keptAnswer(to request: Request) -> Response? {
-        guard request.method == .get || request.method == .head, request.headers[.authorization] == nil,
-              let version = currentVersion() else { return nil }
-        let key = Self.key(request)
+        guard request.method == .get || request.method == .head,
+              request.headers[.authorization] == nil || isPersonal(request.path),
+              let key = key(request), let version = currentVersion() else { return nil }
         let kept = state.withLock { state -> Representation? in
             guard state.version == version, let found = state.answers[key] else { return nil }
             state.hits += 1
@@ -60,10 +65,9 @@ public final class ResponseCache: Sendable {
         _ request: Request,
         build: () -> Result<Representation, Uncached>
     ) -> Response {
-        guard let version = currentVersion() else {
+        guard let key = key(request), let version = currentVersion() else {
             return build().response(to: request)
         }
-        let key = Self.key(request)
         let kept = state.withLock { state -> Representation? in
             let found = state.version == version ? state.answers[key] : nil
             if found != nil { state.hits += 1 } else { state.misses += 1 }
@@ -83,8 +87,17 @@ public final class ResponseCache: Sendable {
     }
 
     /// The target (path and query) as sent: two targets that differ in any byte are kept apart.
-    private static func key(_ request: Request) -> String {
-        request.target
+    /// On a personal path, the target and the `Authorization` header as sent, so that an
+    /// answer is served again only to whoever sends the same credentials (a target holds no
+    /// line break, so no two pairs make one key); nil (never kept) without credentials, or
+    /// with a scheme whose header is the same for everyone (WSSE's is `WSSE
+    /// profile="UsernameToken"`, its secret in another header).
+    private func key(_ request: Request) -> String? {
+        guard isPersonal(request.path) else { return request.target }
+        guard let credentials = request.headers[.authorization] else { return nil }
+        let scheme = credentials.prefix { $0 != " " }.lowercased()
+        guard scheme == "basic" || scheme == "bearer" else { return nil }
+        return request.target + "\n" + credentials
     }
 
     private func keep(_ built: Representation, key: String, version: Int64) {

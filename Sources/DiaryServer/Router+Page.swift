@@ -1,3 +1,4 @@
+import AtomPub
 import DiaryAPI
 import DiaryPages
 import Foundation
@@ -76,8 +77,9 @@ extension Response {
         self.init(status: HTTPResponse.Status(code: problem.status), headers: headers, body: body)
     }
 
-    /// Whether `request` is for the JSON API (`/api/…`), whose problems stay problem+json.
+    /// Whether `request` is for the JSON API (`/api/…`) or AtomPub (`/atom…`), whose problems
+    /// stay problem+json.
     static func isAPI(_ request: Request) -> Bool {
-        request.path == "/api" || request.path.hasPrefix("/api/")
+        request.path == "/api" || request.path.hasPrefix("/api/") || AtomPubPaths.contains(request.path)
     }
 }

@@ -380,7 +380,7 @@ enum ExportLines {
     }
 
     /// Every read an anonymous reader can make of this data: lists with every kind of filter,
-    /// search in both orders, diaries, tags, export, and every id up to `maxID`.
+    /// search in both orders, diaries, tags, export, every id up to `maxID`, and AtomPub's documents.
     static func readTargets(diaries: [Int64], maxID: Int64) -> [String] {
         var targets = ["/api/diaries", "/api/tags", "/api/export", "/api/export?format=json", "/api/health"]
         targets += ["/api/changes", "/api/changes?limit=1", "/api/changes?since=10", "/api/changes?since=10.3", "/api/changes?since=3.70&limit=5"]
@@ -396,6 +396,9 @@ enum ExportLines {
         }
         targets += diaries.flatMap { ["/api/diaries/\($0)", "/api/diaries/\($0)/entries", "/api/diaries/\($0)/entries?per_page=3&page=2"] }
         targets += (1...maxID).map { "/api/entries/\($0)" }
+        // AtomPub (issue 23): the service, each diary as a collection, each id as a member of each.
+        targets += ["/atom"] + diaries.map { "/atom/diaries/\($0)/entry" }
+        targets += diaries.flatMap { diary in (1...maxID).map { "/atom/diaries/\(diary)/entry/\($0)" } }
         return targets
     }
 

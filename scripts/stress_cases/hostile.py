@@ -92,6 +92,7 @@ def case_hostile():
     case_injection(h)
     case_images(h)
     case_tokens(h)
+    case_atompub(h)
     h.server.stop()
 
 
@@ -403,3 +404,40 @@ def case_images(h):
     row("images carrying script, text, a huge profile, HTML after the end", "kept as pixels only (or 422), never their text",
         f"{kept_count} kept without their text, {refused} refused" if not wrong else "; ".join(wrong), not wrong and h.serving())
 
+
+
+
+def case_atompub(h):
+    """AtomPub bodies: any DTD (billion laughs, external entities, external DTDs), malformed XML,
+    XML nested 10,000 deep, and entries Diary cannot keep: 400 problem, nothing written."""
+    collection = f"/atom/diaries/{h.diary}/entry"
+    member = f"{collection}/{h.entry}"
+
+    def send(body, target=collection, method="POST"):
+        return build(method, target, h.alice, body, "application/atom+xml;type=entry")
+    entry = b'<entry xmlns="http://www.w3.org/2005/Atom"><title>%s</title><content type="text/x-markdown">b</content></entry>'
+    # Ten levels of ten: 10^9 "a"s if expanded.
+    laughs = (b'<?xml version="1.0"?><!DOCTYPE e [<!ENTITY a "aaaaaaaaaa">'
+              + b"".join(b'<!ENTITY %c "%s">' % (98 + i, (b"&%c;" % (97 + i)) * 10) for i in range(9))
+              + b"]>" + entry % b"&j;")
+    deep = 10_000
+    h.check("AtomPub: DTDs and entities", "400 problem, nothing expanded or fetched",
+            [("billion laughs", send(laughs), {400}, False),
+             ("external entity (file)", send(b'<!DOCTYPE e [<!ENTITY x SYSTEM "file:///etc/passwd">]>' + entry % b"&x;"), {400}, False),
+             ("external entity (http)", send(b'<!DOCTYPE e [<!ENTITY x SYSTEM "http://127.0.0.1:9/x">]>' + entry % b"&x;"), {400}, False),
+             ("external DTD", send(b'<!DOCTYPE entry SYSTEM "http://127.0.0.1:9/x.dtd">' + entry % b"t"), {400}, False),
+             ("parameter entity", send(b'<!DOCTYPE e [<!ENTITY % p SYSTEM "http://127.0.0.1:9/p">%p;]>' + entry % b"t"), {400}, False),
+             ("undeclared entity", send(entry % b"&nope;"), {400}, False),
+             ("DTD on a replace", send(b'<!DOCTYPE e [<!ENTITY a "b">]>' + entry % b"&a;", member, "PUT"), {400}, False)])
+    h.check("AtomPub: malformed and unkeepable entries", "400 problem (415 for another type, 422 for an empty title)",
+            [("cut", send(entry[:40]), {400}, False), ("empty", send(b""), {400}, False),
+             ("not XML", send(b'{"title":"t","body":"b"}'), {400}, False),
+             ("a feed, not an entry", send(b'<feed xmlns="http://www.w3.org/2005/Atom"/>'), {400}, False),
+             ("nested 10,000 deep", send(b'<entry xmlns="http://www.w3.org/2005/Atom">' + b"<x>" * deep + b"</x>" * deep + b"</entry>"), {400}, False),
+             ("xhtml content", send(b'<entry xmlns="http://www.w3.org/2005/Atom"><title>t</title><content type="xhtml">'
+                                    b'<div xmlns="http://www.w3.org/1999/xhtml"><b>x</b></div></content></entry>'), {400}, False),
+             ("invalid UTF-8", send(entry % b"\xff\xfe"), {400}, False),
+             ("JSON content type", build("POST", collection, h.alice, entry % b"t", "application/json"), {415}, False),
+             ("empty title", send(entry % b" "), {422}, False),
+             ("another user's collection", build("POST", f"/atom/diaries/{h.diary}/entry", h.bob, entry % b"t",
+                                                 "application/atom+xml"), {403}, False)])

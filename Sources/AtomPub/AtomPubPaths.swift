@@ -1,0 +1,34 @@
+import ByteEncodings
+import DiaryAPI
+
+/// AtomPub's addresses, modelled on Hatena Blog's (`…/atom` is the service document,
+/// `…/atom/entry` a blog's collection and `…/atom/entry/{id}` a member): here the service
+/// document is `/atom`, and each diary is a collection under it. Defined once: the server's
+/// router matches these templates and the documents link with them.
+public enum AtomPubPaths {
+    public enum Route {
+        public static let service: PathTemplate = "/atom"
+        public static let collection: PathTemplate = "/atom/diaries/{diary_id}/entry"
+        public static let member: PathTemplate = "/atom/diaries/{diary_id}/entry/{entry_id}"
+    }
+
+    public static let service = Route.service.render([:])
+
+    public static func collection(_ diaryID: Int64) -> String {
+        Route.collection.render(["diary_id": String(diaryID)])
+    }
+
+    /// A page of the collection after the first: `cursor` is the store's, as the API hands out.
+    public static func collection(_ diaryID: Int64, cursor: String) -> String {
+        collection(diaryID) + "?cursor=" + PercentEncoding.encode(cursor)
+    }
+
+    public static func member(diaryID: Int64, entryID: Int64) -> String {
+        Route.member.render(["diary_id": String(diaryID), "entry_id": String(entryID)])
+    }
+
+    /// Whether `path` is AtomPub's: its problems are answered as problem+json, as the API's are.
+    public static func contains(_ path: some StringProtocol) -> Bool {
+        path == service || path.hasPrefix(service + "/")
+    }
+}
