@@ -1,8 +1,9 @@
 import DiaryAPI
 import MultipartKit
 
-/// The file of a `multipart/form-data` upload (`curl -F file=@photo.jpg`): the part named
-/// `file`, parsed by multipart-kit's `MultipartParser` (vapor/multipart-kit 4.7.1).
+/// The parts of a `multipart/form-data` body, parsed by multipart-kit's `MultipartParser`
+/// (vapor/multipart-kit 4.7.1): the file of an upload (`curl -F file=@photo.jpg`, the part
+/// named `file`), or every field and file of a Micropub post.
 enum MultipartUpload {
     static let fieldName = "file"
 
