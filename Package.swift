@@ -109,11 +109,14 @@ let package = Package(
             name: "DiaryServer",
             dependencies: [
                 "DiaryAPI", "DiaryStore", "DiaryPages", "AtomPub", "HTTPCore", "APITokens", "ByteEncodings", "CalendarTime",
-                "VipsImages", .product(name: "MultipartKit", package: "multipart-kit"),
+                "VipsImages", "Micropub", .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             resources: [.embedInCode("openapi.json")]
         ),
+        /// Micropub (W3C) as this diary speaks it: requests read from form, multipart and JSON
+        /// bodies, their properties as an entry's fields, and the query answers; transport-free.
+        .target(name: "Micropub", dependencies: ["DiaryAPI", "DiaryPages"]),
         /// The reading pages and Atom feeds as bytes: Markdown made safe, escaping, templates, the
         /// stylesheet; transport-free, so that hostile entries are tested without a server.
         .target(

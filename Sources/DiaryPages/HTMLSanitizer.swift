@@ -192,7 +192,7 @@ struct HTMLSanitizer {
 
 /// One tag as an HTML tokenizer reads it: `<`, an optional `/`, a name that starts with a
 /// letter, attributes (quoted, unquoted or bare), `>`. A quote left open means no tag.
-private struct Tag {
+struct Tag {
     var closing: Bool
     var name: String
     var attributes: [(name: String, value: String)]

@@ -39,6 +39,8 @@ public struct PageRenderer: Sendable {
         out += "<title>"
         HTMLEscaping.append(frame.showsSiteNameInTitle ? "\(frame.title) · \(siteName)" : frame.title, to: &out)
         out += "</title>\n<link rel=\"stylesheet\" href=\"\(Stylesheet.versionedPath)\">\n"
+        // Where Micropub apps post (issue 23): they look for it on any page of the site.
+        out += "<link rel=\"micropub\" href=\"\(SitePaths.micropub)\">\n"
         if let feed = frame.feed {
             out += "<link rel=\"alternate\" type=\"application/atom+xml\" title=\""
             HTMLEscaping.append(feed.title, to: &out)

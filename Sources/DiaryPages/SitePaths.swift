@@ -16,12 +16,15 @@ public enum SitePaths {
         public static let search: PathTemplate = "/search"
         public static let feed: PathTemplate = "/feed.atom"
         public static let stylesheet: PathTemplate = "/style.css"
+        /// Not a page: the Micropub endpoint every page names, for editors' apps to find.
+        public static let micropub: PathTemplate = "/micropub"
     }
 
     public static let home = Route.home.render([:])
     public static let search = Route.search.render([:])
     public static let feed = Route.feed.render([:])
     public static let stylesheet = Route.stylesheet.render([:])
+    public static let micropub = Route.micropub.render([:])
 
     public static func home(cursor: String?) -> String {
         query(home, [("cursor", cursor)])

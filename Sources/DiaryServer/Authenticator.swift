@@ -32,7 +32,13 @@ public struct Authenticator: Sendable {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
             throw .unauthorized("The Authorization header must be 'Bearer TOKEN'.")
         }
-        let hash = TokenHash(token: String(parts[1].trimmingCharacters(in: .whitespaces)))
+        return try holder(token: String(parts[1].trimmingCharacters(in: .whitespaces)))
+    }
+
+    /// Who holds `token`, however it came: the `Authorization` header, or Micropub's
+    /// `access_token` form field.
+    public func holder(token: String) throws(Problem) -> TokenHolder {
+        let hash = TokenHash(token: token)
         let holder: TokenHolder?
         do {
             holder = try store.tokenHolder(tokenHash: hash, at: clock())

@@ -69,6 +69,7 @@ public struct DiaryApplication: HTTPResponder {
         Self.addPages(to: &router, handlers: handlers, cache: cache, site: site, pages: pages)
         Self.addMediaFiles(to: &router, handlers: handlers, authenticator: authenticator, pages: pages)
         Self.addAtomPub(to: &router, handlers: handlers, authenticator: authenticator, cache: cache, site: site)
+        Self.addMicropub(to: &router, handlers: handlers, authenticator: authenticator, site: site)
         // Outside the API, people read: the router's own problems are pages too.
         router.problemResponse = { request, problem, headers in
             Response.isAPI(request) ? Response(problem: problem, headers: headers) : Response(errorPage: problem, pages: pages, headers: headers)
@@ -103,7 +104,7 @@ public struct DiaryApplication: HTTPResponder {
     /// the transport's limit, so that a client without one cannot make the server hold 20 MB
     /// per connection before its 401. Asked once per upload, before its body is read.
     public func maxBodySize(for request: Request) -> Int? {
-        guard request.method == .post, request.path == UploadMedia.path.description,
+        guard request.method == .post, request.path == UploadMedia.path.description || Self.isMicropubUpload(request),
             (try? authenticator.holder(for: request))?.scope == .write else { return nil }
         return mediaUploadLimit
     }

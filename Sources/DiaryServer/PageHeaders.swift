@@ -1,4 +1,5 @@
 import DiaryAPI
+import DiaryPages
 import HTTPCore
 import HTTPTypes
 
@@ -22,6 +23,8 @@ enum PageHeaders {
         // A link out of an unlisted entry tells the other site nothing but this site's name.
         headers.add(.referrerPolicy, "strict-origin-when-cross-origin")
         headers.add(.xFrameOptions, "DENY")
+        // Micropub discovery by header, for apps that read no HTML (issue 23).
+        if contentType == html { headers.add(.link, "<\(SitePaths.micropub)>; rel=\"micropub\"") }
         return headers
     }
 }

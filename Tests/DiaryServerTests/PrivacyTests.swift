@@ -286,6 +286,7 @@ enum ExportLines {
                 for target in targets + extra {
                     // Readable by id: that is what unlisted means.
                     if target.hasPrefix("/api/entries/"), let id = Int64(target.dropFirst(13)), unlisted.contains(id) { continue }
+                    if target.hasPrefix(Self.micropubSource), let id = Int64(target.dropFirst(Self.micropubSource.count)), unlisted.contains(id) { continue }
                     for method in ["GET", "HEAD"] {
                         let a = plain.request(method, target, token: reader.token), b = mixed.request(method, target, token: reader.token)
                         #expect(a.status == b.status, "\(stage): \(reader.name) \(method) \(target)")
@@ -333,6 +334,9 @@ enum ExportLines {
             ("POST", "/api/entries", #"{"title":"draft kyoto","body":"kyoto kyoto draft","tags":["travel","japan"],"visibility":"public","draft":true}"#),
             ("POST", "/api/entries", #"{"title":"unlisted draft","body":"kyoto","diary_id":\#(aliceDiary.id),"visibility":"unlisted","draft":true}"#),
             ("PATCH", "/api/entries/4", #"{"draft":true,"visibility":"public","tags":["travel"]}"#),
+            // Through Micropub: a private post and a draft.
+            ("POST", "/micropub", #"{"type":["h-entry"],"properties":{"content":["micropub kyoto secret"],"category":["travel"],"visibility":["private"]}}"#),
+            ("POST", "/micropub", #"{"type":["h-entry"],"properties":{"name":["micropub draft kyoto"],"content":["kyoto"],"post-status":["draft"]}}"#),
         ] {
             let answer = json == nil && method == "POST"
                 ? mixed.request(method, target, token: alice, contentType: "text/plain", body: Array("Unlisted note\n\nkyoto".utf8))
@@ -376,7 +380,7 @@ enum ExportLines {
         let ownPlain = try plain.request("GET", "/api/entries?per_page=100", token: alice).decoded(EntryPage.self)
         #expect(own.total > ownPlain.total)
         #expect(own.entries.contains { $0.visibility == .private } && own.entries.contains { $0.visibility == .unlisted })
-        #expect(own.entries.filter(\.draft).count == 3)
+        #expect(own.entries.filter(\.draft).count == 4)
     }
 
     /// Every read an anonymous reader can make of this data: lists with every kind of filter,
@@ -399,8 +403,13 @@ enum ExportLines {
         // AtomPub (issue 23): the service, each diary as a collection, each id as a member of each.
         targets += ["/atom"] + diaries.map { "/atom/diaries/\($0)/entry" }
         targets += diaries.flatMap { diary in (1...maxID).map { "/atom/diaries/\(diary)/entry/\($0)" } }
+        // Micropub's reads: a post's source by every id, and the reader's own configuration.
+        targets += (1...maxID).map { "\(micropubSource)\($0)" } + ["/micropub?q=config", "/micropub?q=destination"]
         return targets
     }
+
+    /// `q=source` of the entry whose id follows.
+    static let micropubSource = "/micropub?q=source&url=%2Fentries%2F"
 
     /// The `entry_id` of an import line.
     static func id(of line: String) -> Int64 {
