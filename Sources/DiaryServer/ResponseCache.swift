@@ -32,6 +32,12 @@ public final class ResponseCache: Sendable {
         currentVersion = version
     }
 
+    /// Whether a kept answer may answer `request`, which then reads the version first: a GET or
+    /// HEAD without a token.
+    static func mayAnswer(_ request: Request) -> Bool {
+        (request.method == .get || request.method == .head) && request.headers[.authorization] == nil
+    }
+
     /// Answers served from the cache and answers built since the start, and the bytes kept now: for tests.
     public var counts: (hits: Int, misses: Int, bytes: Int) {
         state.withLock { ($0.hits, $0.misses, $0.bytes) }
@@ -42,8 +48,7 @@ public final class ResponseCache: Sendable {
     /// Only routes keep answers, so a target that is kept belongs to a cacheable route. Only
     /// answers to anonymous readers are kept: a request with a token is never answered from here.
     public func keptAnswer(to request: Request) -> Response? {
-        guard request.method == .get || request.method == .head, request.headers[.authorization] == nil,
-              let version = currentVersion() else { return nil }
+        guard Self.mayAnswer(request), let version = currentVersion() else { return nil }
         let key = Self.key(request)
         let kept = state.withLock { state -> Representation? in
             guard state.version == version, let found = state.answers[key] else { return nil }
