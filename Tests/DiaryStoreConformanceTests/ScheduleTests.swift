@@ -9,23 +9,13 @@ import Testing
 /// until `publishDue(at:)` runs at or after its time; then it is an ordinary entry everywhere,
 /// dated as it was scheduled.
 @Suite struct ScheduleTests {
-    /// Everything someone other than the owner can read of the store, for comparing two moments.
-    private static func seenByOthers(_ store: any DiaryStore, viewerID: Int64?) throws -> String {
-        let page = try store.entries(EntryQuery(page: newestFirstPage, viewerID: viewerID)).page
-        let search = try store.entries(EntryQuery(page: newestFirstPage, filter: EntryFilter(query: "soon"), viewerID: viewerID)).page
-        let exported = viewerID == nil ? try store.entries(afterID: nil, limit: 100, ownerID: nil) : []
-        let changes = try store.changes(since: nil, viewerID: viewerID, limit: 100)
-        return "\(page) \(search) \(try store.diaries(viewerID: viewerID)) \(try store.tags(viewerID: viewerID)) "
-            + "\(String(describing: try store.lastModified(diaryID: nil, viewerID: viewerID))) \(exported) \(changes)"
-    }
-
     @Test(arguments: StoreFactory.all) func aScheduledEntryIsHiddenUntilItsTimeThenEverywhere(_ factory: StoreFactory) throws {
         try withStore(factory) { store, clock in
             let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
             let bob = try store.createUser(name: "bob", tokenHash: newTokenHash())
             _ = try store.createEntry(userID: alice.id, diaryID: nil, title: "published", body: "", tags: ["t"])
             clock.advance(seconds: 60)
-            let before = try [nil, bob.id].map { try Self.seenByOthers(store, viewerID: $0) }
+            let before = try [nil, bob.id].map { try seenByOthers(store, viewerID: $0, searching: "soon") }
             #expect(try store.nextPublication() == nil)
 
             let due = clock.now + 2
@@ -37,7 +27,7 @@ import Testing
             #expect(try store.entry(id: scheduled.id, viewerID: nil) == nil)
             #expect(try store.entry(id: scheduled.id, viewerID: bob.id) == nil)
             #expect(try store.entries(EntryQuery(page: newestFirstPage, viewerID: alice.id)).page.entries.first == scheduled)
-            #expect(try [nil, bob.id].map { try Self.seenByOthers(store, viewerID: $0) } == before)
+            #expect(try [nil, bob.id].map { try seenByOthers(store, viewerID: $0, searching: "soon") } == before)
             #expect(try store.nextPublication() == due)
             expectStoreError(.notFound, .entry(scheduled.id)) {
                 try store.updateEntry(id: scheduled.id, userID: bob.id, changes: EntryChanges(title: "x"))
@@ -46,7 +36,7 @@ import Testing
             // A second early: nothing is published, nothing moves.
             clock.advance(seconds: 1)
             #expect(try store.publishDue(at: due - 1) == 0)
-            #expect(try [nil, bob.id].map { try Self.seenByOthers(store, viewerID: $0) } == before)
+            #expect(try [nil, bob.id].map { try seenByOthers(store, viewerID: $0, searching: "soon") } == before)
 
             clock.advance(seconds: 1)
             #expect(try store.publishDue(at: due) == 1)
