@@ -93,14 +93,14 @@ let package = Package(
                 "DiaryStore", "DiaryAPI", "StoreKernel", "DurableFiles", "ProcessControl", "CalendarTime",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
-            resources: [.embedInCode("schema.sql"), .embedInCode("schema-v2.sql"), .embedInCode("schema-v3.sql"), .embedInCode("schema-v4.sql"), .embedInCode("schema-v5.sql"), .embedInCode("schema-v6.sql")]
+            resources: [.embedInCode("schema.sql"), .embedInCode("schema-v2.sql"), .embedInCode("schema-v3.sql"), .embedInCode("schema-v4.sql"), .embedInCode("schema-v5.sql"), .embedInCode("schema-v6.sql"), .embedInCode("schema-v7.sql")]
         ),
         /// `DiaryStore` on a PostgreSQL server through postgres-nio, with blocking calls for the
         /// server's worker threads and its schema in versioned migrations (`db/postgres/`).
         .target(
             name: "DiaryPostgresStore",
             dependencies: ["DiaryStore", "DiaryAPI", "StoreKernel", .product(name: "PostgresNIO", package: "postgres-nio")],
-            resources: [.embedInCode("postgres-v1.sql"), .embedInCode("postgres-v2.sql"), .embedInCode("postgres-v3.sql"), .embedInCode("postgres-v4.sql"), .embedInCode("postgres-v5.sql"), .embedInCode("postgres-v6.sql"), .embedInCode("postgres-v7.sql")]
+            resources: [.embedInCode("postgres-v1.sql"), .embedInCode("postgres-v2.sql"), .embedInCode("postgres-v3.sql"), .embedInCode("postgres-v4.sql"), .embedInCode("postgres-v5.sql"), .embedInCode("postgres-v6.sql"), .embedInCode("postgres-v7.sql"), .embedInCode("postgres-v8.sql")]
         ),
 
         // MARK: Server, client and terminal presentation

@@ -117,6 +117,9 @@ extension Entry: JSONWritable {
             json.key(CodingKeys.draft); json.bool(true)
         }
         json.key(CodingKeys.id); json.integer(id)
+        if scheduled {
+            json.key(CodingKeys.scheduled); json.bool(true)
+        }
         if let snippet {
             json.key(CodingKeys.snippet); json.string(snippet)
         }

@@ -19,13 +19,18 @@ public struct Entry: Codable, Sendable, Equatable {
     /// A draft is its owner's alone, as a private entry is, until published (`EntryDraft`).
     /// Encoded only when true: `"draft": true` appears in no answer but its owner's.
     public var draft: Bool
+    /// A scheduled entry (its `created` was ahead of the clock when written) is its owner's
+    /// alone, as a draft is, until its `created`: then it is published as it is, with no write.
+    /// Encoded only when true: `"scheduled": true` appears in no answer but its owner's.
+    public var scheduled: Bool
     /// In search results only: about 80 characters around the first match as HTML text (see
     /// `SnippetMarkup`), matches wrapped in `<mark>`…`</mark>`; never encoded when nil.
     public var snippet: String?
 
     public init(
         id: Int64, diaryID: Int64, author: String, title: String, body: String, created: Date, updated: Date,
-        tags: [String] = [], visibility: Visibility = .public, draft: Bool = false, snippet: String? = nil
+        tags: [String] = [], visibility: Visibility = .public, draft: Bool = false, scheduled: Bool = false,
+        snippet: String? = nil
     ) {
         self.id = id
         self.diaryID = diaryID
@@ -37,11 +42,15 @@ public struct Entry: Codable, Sendable, Equatable {
         self.tags = tags
         self.visibility = visibility
         self.draft = draft
+        self.scheduled = scheduled
         self.snippet = snippet
     }
 
+    /// A draft or a scheduled entry: stored private, whatever visibility it shows its owner.
+    public var isWaiting: Bool { draft || scheduled }
+
     enum CodingKeys: String, CodingKey {
-        case id = "entry_id", diaryID = "diary_id", author, title, body, created, updated, tags, visibility, draft, snippet
+        case id = "entry_id", diaryID = "diary_id", author, title, body, created, updated, tags, visibility, draft, scheduled, snippet
     }
 
     /// Written by hand so that an import file without `visibility` still reads (as public here;
@@ -58,11 +67,12 @@ public struct Entry: Codable, Sendable, Equatable {
         tags = try container.decode([String].self, forKey: .tags)
         visibility = try container.decodeIfPresent(VisibilityField.self, forKey: .visibility)?.value ?? .public
         draft = try container.decodeIfPresent(Bool.self, forKey: .draft) ?? false
+        scheduled = try container.decodeIfPresent(Bool.self, forKey: .scheduled) ?? false
         snippet = try container.decodeIfPresent(String.self, forKey: .snippet)
     }
 
     /// Written by hand so that `snippet` is left out, not `null`, outside search results, and
-    /// `draft` outside drafts.
+    /// `draft` outside drafts, `scheduled` outside scheduled entries.
     public func encode(to encoder: any Encoder) throws {
         try encode(to: encoder, includingVisibility: true)
     }
@@ -80,6 +90,7 @@ public struct Entry: Codable, Sendable, Equatable {
         try container.encode(tags, forKey: .tags)
         if includingVisibility { try container.encode(visibility, forKey: .visibility) }
         if draft { try container.encode(true, forKey: .draft) }
+        if scheduled { try container.encode(true, forKey: .scheduled) }
         try container.encodeIfPresent(snippet, forKey: .snippet)
     }
 }

@@ -61,7 +61,7 @@ extension BrowserState {
     /// video when colour is on.
     private func row(_ entry: Entry, selected: Bool) -> String {
         let text = (selected ? "> " : "  ") + DisplayFormat.date(entry.created, style: style) + "  "
-            + DisplayFormat.singleLine(entry.title) + DisplayFormat.marker(entry)
+            + DisplayFormat.singleLine(entry.title) + DisplayFormat.marker(entry, style: style)
         let fitted = DisplayWidth.truncate(text, to: columns)
         return selected && style.color ? "\u{1B}[7m" + DisplayWidth.pad(fitted, to: columns) + "\u{1B}[0m" : fitted
     }

@@ -36,7 +36,7 @@ extension PostgresDiaryStore {
         func entry(_ inserted: InsertedEntry, created: Date, now: Date) -> Entry {
             Entry(
                 id: inserted.id, diaryID: inserted.diaryID, author: inserted.author, title: title, body: body, created: created,
-                updated: now, tags: tags.sorted(), visibility: inserted.visibility, draft: draft
+                updated: now, tags: tags.sorted(), visibility: inserted.visibility, draft: draft, scheduled: inserted.scheduled
             )
         }
         if idempotency == nil {
@@ -78,17 +78,20 @@ extension PostgresDiaryStore {
                 // first diary made (rare: one more round trip or two).
                 let found = try Self.diaryForNewEntry(session, userID: userID, diaryID: diaryID, now: now)
                 let chosen = visibility ?? found.defaultVisibility
-                let stored = EntryDraft.Stored(chosen, draft: draft)
+                let stored = EntryDraft.Stored(chosen, draft: draft, created: created, now: now)
                 guard let id = try session.one((Int64).self, """
-                    INSERT INTO entries (diary_id, title, body, created, updated, visibility, draft_visibility) VALUES ($1, $2, $3, $4, $5, $6, $7)
-                    RETURNING entry_id
-                    """, [found.id, title, body, created, now, stored.visibility.rawValue, stored.draftVisibility?.rawValue])
+                    INSERT INTO entries (diary_id, title, body, created, updated, visibility, draft_visibility, scheduled_visibility)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING entry_id
+                    """, [
+                        found.id, title, body, created, now, stored.visibility.rawValue, stored.draftVisibility?.rawValue,
+                        stored.scheduledVisibility?.rawValue,
+                    ])
                 else { throw StoreError(.unavailable, .operation(subject), detail: "INSERT returned no id") }
                 let isPublic = stored.visibility == .public ? 1 : 0
                 try Self.touchDiary(session, id: found.id, now: now, publicly: isPublic == 1, entries: 1, publicEntries: isPublic)
                 try Self.setTags(session, entryID: id, tags: tags, replacing: false)
                 try Self.setMediaLinks(session, entryID: id, body: body, replacing: false)
-                inserted = InsertedEntry(id: id, diaryID: found.id, author: found.author, visibility: chosen)
+                inserted = InsertedEntry(id: id, diaryID: found.id, author: found.author, visibility: chosen, scheduled: stored.isScheduled)
             }
             let new = entry(inserted, created: created, now: now)
             if let idempotency {
@@ -106,10 +109,10 @@ extension PostgresDiaryStore {
             let (becoming, created) = stored.applying(changes, now: now)
             try session.execute("""
                 UPDATE entries SET title = coalesce($1, title), body = coalesce($2, body), visibility = $3, draft_visibility = $4,
-                created = coalesce($5, created), updated = $6 WHERE entry_id = $7
+                created = coalesce($5, created), updated = $6, scheduled_visibility = $8 WHERE entry_id = $7
                 """, [
                     changes.title, changes.body, becoming.visibility.rawValue, becoming.draftVisibility?.rawValue, created.map(Self.wholeSeconds),
-                    now, id,
+                    now, id, becoming.scheduledVisibility?.rawValue,
                 ])
             if let tags = changes.tags { try Self.setTags(session, entryID: id, tags: tags, replacing: true) }
             if let body = changes.body { try Self.setMediaLinks(session, entryID: id, body: body, replacing: true) }
@@ -143,7 +146,8 @@ extension PostgresDiaryStore {
     /// An entry's columns with its author (the name of its diary's owner) and its tags.
     static let entrySelectList = """
         SELECT e.entry_id, e.diary_id, u.name, e.title, e.body, e.created, e.updated,
-        ARRAY(SELECT t.tag FROM entry_tags t WHERE t.entry_id = e.entry_id), e.visibility, e.draft_visibility
+        ARRAY(SELECT t.tag FROM entry_tags t WHERE t.entry_id = e.entry_id), e.visibility, e.draft_visibility,
+        e.scheduled_visibility
         """
 
     /// What joins an entry `e` to its diary `d` and author `u`.
@@ -153,10 +157,12 @@ extension PostgresDiaryStore {
     static let entryColumns = "\(entrySelectList) FROM entries e \(entryJoins)"
 
     static func entry(from row: SQLRow) throws -> Entry {
-        let (id, diaryID, author, title, body, created, updated, tags, visibility, draftVisibility) = try row.decode(
-            (Int64, Int64, String, String, String, Date, Date, [String], String, String?).self
+        let (id, diaryID, author, title, body, created, updated, tags, visibility, draftVisibility, scheduledVisibility) = try row.decode(
+            (Int64, Int64, String, String, String, Date, Date, [String], String, String?, String?).self
         )
-        let stored = try EntryDraft.Stored(storedVisibility: visibility, draftVisibility: draftVisibility)
+        let stored = try EntryDraft.Stored(
+            storedVisibility: visibility, draftVisibility: draftVisibility, scheduledVisibility: scheduledVisibility
+        )
         return Entry(
             id: id, diaryID: diaryID, author: author, title: title, body: body, created: created, updated: updated,
             // Sorted here, as SQLite's store does, rather than by the database's collation.
@@ -180,12 +186,13 @@ extension PostgresDiaryStore {
     }
 
     /// What `insertEntrySQL` wrote: the entry's id, its diary, author and visibility (for a
-    /// draft, the one it takes once published).
+    /// draft or a scheduled entry, the one it takes once published), and whether it is scheduled.
     struct InsertedEntry {
         var id: Int64
         var diaryID: Int64
         var author: String
         var visibility: Visibility
+        var scheduled: Bool
     }
 
     /// Sends, without waiting, one statement that writes a new entry: the entry inserted with
@@ -203,7 +210,10 @@ extension PostgresDiaryStore {
         visibility: Visibility?, draft: Bool, now: Date
     ) throws -> SQLSession.Answer {
         let linked = MediaLinks.ids(in: body).map(\.text)
-        return try session.send(insertEntrySQL, [userID, diaryID, visibility?.rawValue, now, title, body, created, session.slot, tags, draft, linked])
+        let scheduled = !draft && EntrySchedule.isAhead(created, of: now)
+        return try session.send(
+            insertEntrySQL, [userID, diaryID, visibility?.rawValue, now, title, body, created, session.slot, tags, draft, linked, scheduled]
+        )
     }
 
     /// The entry `insertEntry` wrote, or nil when it found no diary; waits for it on `session`
@@ -212,25 +222,30 @@ extension PostgresDiaryStore {
     static func insertedEntry(_ answer: SQLSession.Answer, waitingOn session: SQLSession? = nil) throws -> InsertedEntry? {
         try session?.wait(answer)
         guard let row = answer.rows?.first else { return nil }
-        let (id, diaryID, author, text) = try row.decode((Int64, Int64, String, String).self)
-        return InsertedEntry(id: id, diaryID: diaryID, author: author, visibility: try Visibility(stored: text, column: "entries.visibility"))
+        let (id, diaryID, author, text, scheduled) = try row.decode((Int64, Int64, String, String, Bool).self)
+        return InsertedEntry(
+            id: id, diaryID: diaryID, author: author, visibility: try Visibility(stored: text, column: "entries.visibility"), scheduled: scheduled
+        )
     }
 
     /// `insertEntry`'s statement: $1 the user, $2 the diary (NULL: the user's first), $3 the
     /// visibility (NULL: the diary's default), $4 now, $5 the title, $6 the body, $7 created,
     /// $8 the slot, $9 the tags, $10 whether it is a draft (stored private, its visibility in
     /// `draft_visibility`: `EntryDraft`), $11 the ids of the images the body links to
-    /// (`MediaLinks`). No row, and nothing written, when there is no such diary.
+    /// (`MediaLinks`), $12 whether it is scheduled (not a draft, and dated ahead: stored private,
+    /// its visibility in `scheduled_visibility`: `EntrySchedule`). No row, and nothing written,
+    /// when there is no such diary.
     static let insertEntrySQL = PreparedSQL("""
         WITH target AS (
             SELECT diary_id, coalesce($3::text, default_visibility) AS chosen FROM diaries
             WHERE diary_id = coalesce($2::bigint, (SELECT diary_id FROM diaries WHERE user_id = $1::bigint ORDER BY diary_id LIMIT 1))
             AND user_id = $1::bigint
         ), entry AS (
-            INSERT INTO entries (diary_id, title, body, created, updated, visibility, draft_visibility)
+            INSERT INTO entries (diary_id, title, body, created, updated, visibility, draft_visibility, scheduled_visibility)
             SELECT diary_id, $5::text, $6::text, $7::timestamptz, $4::timestamptz,
-                CASE WHEN $10::boolean THEN 'private' ELSE chosen END, CASE WHEN $10::boolean THEN chosen END FROM target
-            RETURNING entry_id, diary_id, visibility, draft_visibility
+                CASE WHEN $10::boolean OR $12::boolean THEN 'private' ELSE chosen END, CASE WHEN $10::boolean THEN chosen END,
+                CASE WHEN $12::boolean THEN chosen END FROM target
+            RETURNING entry_id, diary_id, visibility, draft_visibility, scheduled_visibility
         ), tags AS (
             INSERT INTO entry_tags (entry_id, tag) SELECT e.entry_id, t.tag FROM entry e, unnest($9::text[]) AS t (tag)
             ON CONFLICT DO NOTHING
@@ -245,7 +260,8 @@ extension PostgresDiaryStore {
             ON CONFLICT (diary_id, slot) DO UPDATE SET \(addActivity)
             RETURNING a.diary_id
         )
-        SELECT e.entry_id, e.diary_id, u.name, coalesce(e.draft_visibility, e.visibility) FROM entry e JOIN activity x ON x.diary_id = e.diary_id
+        SELECT e.entry_id, e.diary_id, u.name, coalesce(e.draft_visibility, e.scheduled_visibility, e.visibility),
+        e.scheduled_visibility IS NOT NULL FROM entry e JOIN activity x ON x.diary_id = e.diary_id
         JOIN users u ON u.user_id = $1::bigint
         """)
 
@@ -283,12 +299,12 @@ extension PostgresDiaryStore {
     /// for the rest of the transaction: a concurrent update or delete of it waits, then sees
     /// this one's result.
     static func ownedEntry(_ session: SQLSession, entryID: Int64, userID: Int64) throws -> OwnedEntry {
-        let stored = try session.one((Int64, Int64, String, String?).self, """
-            SELECT e.diary_id, d.user_id, e.visibility, e.draft_visibility FROM entries e JOIN diaries d ON d.diary_id = e.diary_id
-            WHERE e.entry_id = $1 FOR UPDATE OF e
-            """, [entryID]).map { diaryID, ownerID, text, draftText in
-            let columns = try EntryDraft.Stored(storedVisibility: text, draftVisibility: draftText)
-            return StoredEntryOwner(diaryID: diaryID, ownerID: ownerID, visibility: columns.visibility, draftVisibility: columns.draftVisibility)
+        let stored = try session.one((Int64, Int64, String, String?, String?, Date).self, """
+            SELECT e.diary_id, d.user_id, e.visibility, e.draft_visibility, e.scheduled_visibility, e.created
+            FROM entries e JOIN diaries d ON d.diary_id = e.diary_id WHERE e.entry_id = $1 FOR UPDATE OF e
+            """, [entryID]).map { diaryID, ownerID, text, draftText, scheduledText, created in
+            let columns = try EntryDraft.Stored(storedVisibility: text, draftVisibility: draftText, scheduledVisibility: scheduledText)
+            return StoredEntryOwner(diaryID: diaryID, ownerID: ownerID, columns: columns, created: created)
         }
         return try EntryAccess.ownedEntry(entryID, stored: stored, userID: userID)
     }

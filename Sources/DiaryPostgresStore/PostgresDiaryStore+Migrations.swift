@@ -43,6 +43,8 @@ extension PostgresDiaryStore {
                   sql: String(decoding: PackageResources.postgres_v6_sql, as: UTF8.self)),
         Migration(version: 7, name: "named tokens with scopes, and drafts",
                   sql: String(decoding: PackageResources.postgres_v7_sql, as: UTF8.self)),
+        Migration(version: 8, name: "scheduled posts",
+                  sql: String(decoding: PackageResources.postgres_v8_sql, as: UTF8.self)),
     ]
 
     /// Applies every migration the database lacks, in one transaction under an advisory lock:

@@ -119,11 +119,11 @@ extension PostgresDiaryStore {
                     """, [entry.diaryID])
             }
             try session.execute("""
-                INSERT INTO entries (entry_id, diary_id, title, body, created, updated, visibility, draft_visibility)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+                INSERT INTO entries (entry_id, diary_id, title, body, created, updated, visibility, draft_visibility, scheduled_visibility)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
                 """, [
                     entry.id, entry.diaryID, entry.title, entry.body, wholeSeconds(entry.created), wholeSeconds(entry.updated),
-                    planned.visibility.rawValue, planned.draftVisibility?.rawValue,
+                    planned.visibility.rawValue, planned.draftVisibility?.rawValue, planned.scheduledVisibility?.rawValue,
                 ])
             try session.execute("SELECT setval('entries_entry_id_seq', $1)", [entry.id])
             try setTags(session, entryID: entry.id, tags: entry.tags, replacing: false)

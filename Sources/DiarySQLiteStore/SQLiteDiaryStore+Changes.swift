@@ -27,12 +27,12 @@ extension SQLiteDiaryStore {
             LEFT JOIN users u ON u.user_id = d.user_id
             WHERE c.audience = ? AND c.position > ? ORDER BY c.position LIMIT ?
             """)
-        // The change's own columns come after the entry's 10 (`entrySelectList`).
+        // The change's own columns come after the entry's 11 (`entrySelectList`).
         return try Array(Row.fetchCursor(statement, arguments: [audience, after, limit]).map { row in
             let exists = row[0] as Int64? != nil
             return try ChangeFeed.Row(
-                position: row.decode(atIndex: 10), entryID: row.decode(atIndex: 11),
-                entry: exists ? entry(from: row) : nil, ownerID: row[12]
+                position: row.decode(atIndex: 11), entryID: row.decode(atIndex: 12),
+                entry: exists ? entry(from: row) : nil, ownerID: row[13]
             )
         })
     }

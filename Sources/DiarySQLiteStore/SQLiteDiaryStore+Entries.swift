@@ -8,9 +8,9 @@ extension SQLiteDiaryStore {
     public func entry(id: Int64, viewerID: Int64?) throws(StoreError) -> Entry? {
         try read(.entry(id)) { db in
             guard let entry = try Self.fetchEntry(db, id: id) else { return nil }
-            // Only a private entry (or a draft, stored as one) needs its owner looked up: the
-            // others are anyone's to read.
-            guard entry.visibility == .private || entry.draft else { return entry }
+            // Only a private entry (or a draft or scheduled entry, stored as one) needs its owner
+            // looked up: the others are anyone's to read.
+            guard entry.visibility == .private || entry.isWaiting else { return entry }
             guard let owner = try Self.diaryOwner(db, diaryID: entry.diaryID) else { return nil }
             return EntryAccess.mayRead(entry, ownerID: owner.id, viewerID: viewerID) ? entry : nil
         }
@@ -45,12 +45,14 @@ extension SQLiteDiaryStore {
             }
             let diary = try Self.diaryForNewEntry(db, userID: userID, diaryID: diaryID, now: now.text)
             let visibility = visibility ?? diary.defaultVisibility
-            let stored = EntryDraft.Stored(visibility, draft: draft)
             let created = created.map(Self.wholeSeconds) ?? now.date
+            let stored = EntryDraft.Stored(visibility, draft: draft, created: created, now: now.date)
             try db.cachedStatement(sql: """
-                INSERT INTO entries (diary_id, title, body, created, updated, visibility, draft_visibility) VALUES (?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO entries (diary_id, title, body, created, updated, visibility, draft_visibility, scheduled_visibility)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """).execute(arguments: [
                     diary.id, title, body, RFC3339.string(from: created), now.text, stored.visibility.rawValue, stored.draftVisibility?.rawValue,
+                    stored.scheduledVisibility?.rawValue,
                 ])
             let id = db.lastInsertedRowID
             try Self.setTags(db, entryID: id, tags: tags, replacing: false)
@@ -61,7 +63,7 @@ extension SQLiteDiaryStore {
             }
             return Created(Entry(
                 id: id, diaryID: diary.id, author: diary.author, title: title, body: body, created: created, updated: now.date,
-                tags: tags.sorted(), visibility: visibility, draft: draft
+                tags: tags.sorted(), visibility: visibility, draft: draft, scheduled: stored.isScheduled
             ))
         }
     }
@@ -74,10 +76,10 @@ extension SQLiteDiaryStore {
             let (becoming, created) = stored.applying(changes, now: now.date)
             try db.cachedStatement(sql: """
                 UPDATE entries SET title = coalesce(?, title), body = coalesce(?, body), visibility = ?, draft_visibility = ?,
-                created = coalesce(?, created), updated = ? WHERE entry_id = ?
+                scheduled_visibility = ?, created = coalesce(?, created), updated = ? WHERE entry_id = ?
                 """).execute(arguments: [
                     changes.title, changes.body, becoming.visibility.rawValue, becoming.draftVisibility?.rawValue,
-                    created.map { RFC3339.string(from: Self.wholeSeconds($0)) }, now.text, id,
+                    becoming.scheduledVisibility?.rawValue, created.map { RFC3339.string(from: Self.wholeSeconds($0)) }, now.text, id,
                 ])
             if let tags = changes.tags { try Self.setTags(db, entryID: id, tags: tags, replacing: true) }
             if let body = changes.body { try Self.setMediaLinks(db, entryID: id, body: body, replacing: true) }
@@ -105,7 +107,8 @@ extension SQLiteDiaryStore {
     /// An entry's columns with its author (the name of its diary's owner) and its tags.
     static let entrySelectList = """
         SELECT e.entry_id, e.diary_id, u.name, e.title, e.body, e.created, e.updated,
-        (SELECT group_concat(t.tag, ',') FROM entry_tags t WHERE t.entry_id = e.entry_id), e.visibility, e.draft_visibility
+        (SELECT group_concat(t.tag, ',') FROM entry_tags t WHERE t.entry_id = e.entry_id), e.visibility, e.draft_visibility,
+        e.scheduled_visibility
         """
 
     /// What joins an entry `e` to its author.
@@ -119,7 +122,9 @@ extension SQLiteDiaryStore {
     static let newestFirst = "ORDER BY e.created DESC, e.entry_id DESC LIMIT ? OFFSET ?"
 
     static func entry(from row: Row) throws -> Entry {
-        let stored = try EntryDraft.Stored(storedVisibility: row.decode(atIndex: 8), draftVisibility: row[9] as String?)
+        let stored = try EntryDraft.Stored(
+            storedVisibility: row.decode(atIndex: 8), draftVisibility: row[9] as String?, scheduledVisibility: row[10] as String?
+        )
         return try Entry(
             id: row.decode(atIndex: 0),
             diaryID: row.decode(atIndex: 1),
@@ -180,14 +185,16 @@ extension SQLiteDiaryStore {
     /// `.forbidden`, or `.notFound` for a private one or no such entry).
     static func ownedEntry(_ db: Database, entryID: Int64, userID: Int64) throws -> OwnedEntry {
         let statement = try db.cachedStatement(sql: """
-            SELECT e.diary_id, d.user_id, e.visibility, e.draft_visibility FROM entries e JOIN diaries d ON d.diary_id = e.diary_id
-            WHERE e.entry_id = ?
+            SELECT e.diary_id, d.user_id, e.visibility, e.draft_visibility, e.scheduled_visibility, e.created
+            FROM entries e JOIN diaries d ON d.diary_id = e.diary_id WHERE e.entry_id = ?
             """)
         let stored = try Row.fetchOne(statement, arguments: [entryID]).map { row in
-            let columns = try EntryDraft.Stored(storedVisibility: row.decode(atIndex: 2), draftVisibility: row[3] as String?)
+            let columns = try EntryDraft.Stored(
+                storedVisibility: row.decode(atIndex: 2), draftVisibility: row[3] as String?, scheduledVisibility: row[4] as String?
+            )
             return try StoredEntryOwner(
-                diaryID: row.decode(atIndex: 0), ownerID: row.decode(atIndex: 1), visibility: columns.visibility,
-                draftVisibility: columns.draftVisibility
+                diaryID: row.decode(atIndex: 0), ownerID: row.decode(atIndex: 1), columns: columns,
+                created: date(row.decode(atIndex: 5), column: "entries.created")
             )
         }
         return try EntryAccess.ownedEntry(entryID, stored: stored, userID: userID)

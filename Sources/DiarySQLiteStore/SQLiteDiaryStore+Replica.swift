@@ -58,16 +58,18 @@ extension SQLiteDiaryStore {
             INSERT INTO diaries (diary_id, user_id, title, created, updated)
             SELECT ?, user_id, '', ?, ? FROM users WHERE name = ? ON CONFLICT (diary_id) DO NOTHING
             """).execute(arguments: [entry.diaryID, created, updated, entry.author])
-        // A draft is kept as the server keeps it (private, its visibility to come beside it),
-        // so that the replica lists and marks it as the server does.
-        let stored = EntryDraft.Stored(entry.visibility, draft: entry.draft)
+        // A draft or a scheduled entry is kept as the server keeps it (private, its visibility
+        // to come beside it), so that the replica lists and marks it as the server does.
+        let stored = EntryDraft.Stored(entry.visibility, draft: entry.draft, scheduled: entry.scheduled)
         try db.cachedStatement(sql: """
-            INSERT INTO entries (entry_id, diary_id, title, body, created, updated, visibility, draft_visibility) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO entries (entry_id, diary_id, title, body, created, updated, visibility, draft_visibility, scheduled_visibility)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (entry_id) DO UPDATE SET diary_id = excluded.diary_id, title = excluded.title, body = excluded.body,
             created = excluded.created, updated = excluded.updated, visibility = excluded.visibility,
-            draft_visibility = excluded.draft_visibility
+            draft_visibility = excluded.draft_visibility, scheduled_visibility = excluded.scheduled_visibility
             """).execute(arguments: [
                 entry.id, entry.diaryID, entry.title, entry.body, created, updated, stored.visibility.rawValue, stored.draftVisibility?.rawValue,
+                stored.scheduledVisibility?.rawValue,
             ])
         try setTags(db, entryID: entry.id, tags: entry.tags, replacing: true)
         try touchDiary(db, id: entry.diaryID, now: updated, publicly: stored.visibility == .public)

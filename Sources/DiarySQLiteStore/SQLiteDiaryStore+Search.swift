@@ -131,7 +131,8 @@ extension SQLiteDiaryStore {
     /// Writes what `plan` says, each entry with its planned id (AUTOINCREMENT's counter follows).
     private static func write(_ plan: ImportPlan, userID: Int64, _ db: Database, now: String) throws {
         let insert = try db.cachedStatement(sql: """
-            INSERT INTO entries (entry_id, diary_id, title, body, created, updated, visibility, draft_visibility) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO entries (entry_id, diary_id, title, body, created, updated, visibility, draft_visibility, scheduled_visibility)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         for planned in plan.inserts {
             let entry = planned.entry
@@ -143,7 +144,7 @@ extension SQLiteDiaryStore {
             }
             try insert.execute(arguments: [
                 entry.id, entry.diaryID, entry.title, entry.body, RFC3339.string(from: entry.created), RFC3339.string(from: entry.updated),
-                planned.visibility.rawValue, planned.draftVisibility?.rawValue,
+                planned.visibility.rawValue, planned.draftVisibility?.rawValue, planned.scheduledVisibility?.rawValue,
             ])
             try setTags(db, entryID: entry.id, tags: entry.tags, replacing: false)
             try setMediaLinks(db, entryID: entry.id, body: entry.body, replacing: false)

@@ -163,6 +163,10 @@ extension SQLiteDiaryStore {
         migrator.registerMigration("v6") { db in
             try db.execute(sql: String(decoding: PackageResources.schema_v6_sql, as: UTF8.self))
         }
+        // Scheduled posts (issue 23): `db/schema-v7.sql`.
+        migrator.registerMigration("v7") { db in
+            try db.execute(sql: String(decoding: PackageResources.schema_v7_sql, as: UTF8.self))
+        }
         return migrator
     }
 }

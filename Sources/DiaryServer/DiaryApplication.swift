@@ -2,6 +2,7 @@ import AtomPub
 import DiaryAPI
 import DiaryPages
 import DiaryStore
+import Foundation
 import HTTPCore
 
 /// The diary service as an `HTTPResponder`: every endpoint of the contract routed to its
@@ -23,10 +24,15 @@ public struct DiaryApplication: HTTPResponder {
         public var searchLimits: SearchLimits
         /// Uploads: the quota, the largest upload, how many are processed at once.
         public var mediaLimits: MediaLimits
+        /// The time scheduled entries are published by (`ScheduledPublication`): the store's
+        /// clock, so that an entry dated ahead of one is not already due by the other. Tests
+        /// that give the store a clock of their own give it here too.
+        public var clock: @Sendable () -> Date
 
         public init(
             corsOrigins: [String] = [], responseCacheBytes: Int = 16 << 20, publicURL: String? = nil, sharesVersionReads: Bool = false,
-            searchLimits: SearchLimits = SearchLimits(), mediaLimits: MediaLimits = MediaLimits()
+            searchLimits: SearchLimits = SearchLimits(), mediaLimits: MediaLimits = MediaLimits(),
+            clock: @escaping @Sendable () -> Date = Date.init
         ) {
             self.corsOrigins = corsOrigins
             self.responseCacheBytes = responseCacheBytes
@@ -34,6 +40,7 @@ public struct DiaryApplication: HTTPResponder {
             self.sharesVersionReads = sharesVersionReads
             self.searchLimits = searchLimits
             self.mediaLimits = mediaLimits
+            self.clock = clock
         }
     }
 
@@ -49,15 +56,21 @@ public struct DiaryApplication: HTTPResponder {
     let mediaUploadLimit: Int
     /// Who a token is: routes ask it, and so does `maxBodySize` before an upload is read.
     let authenticator: Authenticator
+    /// Publishes scheduled entries at their time, before any request that could read them.
+    let scheduledPublication: ScheduledPublication
 
     /// - Parameter log: called with the cause of every 5xx answer; never handed a token or a body.
     public init(store: any DiaryStore, configuration: Configuration = Configuration(), log: @escaping @Sendable (String) -> Void = { _ in }) {
         var router = Router()
         let readVersion: @Sendable () -> Int64? = { try? store.dataVersion() }
         let sharedReads = configuration.sharesVersionReads ? SharedVersionReads(lease: store.dataVersionLease, read: readVersion) : nil
+        let publication = ScheduledPublication(store: store, clock: configuration.clock) {
+            if let sharedReads { sharedReads.version() } else { readVersion() }
+        }
+        // The version a kept answer is served under is one after whatever was due is published.
         let cache = configuration.responseCacheBytes > 0
             ? ResponseCache(byteLimit: configuration.responseCacheBytes, personal: { AtomPubPaths.contains($0) }) {
-                if let sharedReads { sharedReads.version() } else { readVersion() }
+                publication.versionPublishingDue()
             }
             : nil
         let admission = SearchAdmission(limits: configuration.searchLimits)
@@ -79,6 +92,7 @@ public struct DiaryApplication: HTTPResponder {
         searchAdmission = admission
         mediaUploadLimit = configuration.mediaLimits.maximumUploadBytes
         self.authenticator = authenticator
+        scheduledPublication = publication
         responseCache = cache
         cors = CORSPolicy(allowedOrigins: configuration.corsOrigins)
     }
@@ -90,7 +104,12 @@ public struct DiaryApplication: HTTPResponder {
 
     public func respond(to request: Request) -> Response {
         cors.respond(to: request) { request in
-            responseCache?.keptAnswer(to: request) ?? router.respond(to: request)
+            // A request the cache may answer publishes what is due as it reads the version; any
+            // other does it here, before its handler reads.
+            if !(responseCache?.mayAnswer(request) ?? false) {
+                _ = scheduledPublication.versionPublishingDue()
+            }
+            return responseCache?.keptAnswer(to: request) ?? router.respond(to: request)
         }
     }
 

@@ -150,6 +150,23 @@ public protocol DiaryStore: Sendable {
     /// only on public changes and their own (`ChangeFeed` in StoreKernel has the rules).
     func changes(since: ChangeCursor?, viewerID: Int64?, limit: Int) throws(StoreError) -> ChangePage
 
+    // MARK: Scheduled posts
+
+    /// The `created` of the scheduled entry due first (an entry written with a `created` ahead
+    /// of the clock, not published yet: `EntrySchedule` in StoreKernel), or nil when none is
+    /// waiting. One probe of an index over scheduled entries only. It changes only with a write,
+    /// so a caller may keep it for as long as `dataVersion()` does not move.
+    func nextPublication() throws(StoreError) -> Date?
+
+    /// Publishes every scheduled entry whose `created` is at or before `now` (the caller's clock
+    /// reading, the one it compared with `nextPublication()`), in one write transaction, and returns how many. A published entry is an ordinary one from
+    /// then on, everywhere a write to it would show: lists, search, tags, counts, `updated` as
+    /// others see it, the change feed, and the data version. Idempotent, and safe to call from
+    /// several processes at once: an entry is published once. Until it is called, a due entry
+    /// stays hidden from everyone but its owner: the server calls it before it answers a request
+    /// once the clock has passed `nextPublication()` (`ScheduledPublication`).
+    func publishDue(at now: Date) throws(StoreError) -> Int
+
     // MARK: Changes
 
     /// A number that changes once any write has committed, from this process or another (any

@@ -16,7 +16,7 @@ public enum DisplayFormat {
     /// One aligned row per entry: id (right-aligned), created date, title, and `[private]` or
     /// `[unlisted]` after the title of an entry that is not public, so that nobody shares one by mistake.
     public static func entryRows(_ entries: [Entry], style: DisplayStyle = .plain) -> [String] {
-        table(entries.map { [String($0.id), date($0.created, style: style), singleLine($0.title) + marker($0)] }, rightAligned: [0])
+        table(entries.map { [String($0.id), date($0.created, style: style), singleLine($0.title) + marker($0, style: style)] }, rightAligned: [0])
     }
 
     /// "  [private]", "  [unlisted]", or nothing for a public entry.
@@ -24,10 +24,12 @@ public enum DisplayFormat {
         visibility == .public ? "" : "  [\(visibility.rawValue)]"
     }
 
-    /// "  [draft]" (with its visibility once published when that is not public:
-    /// "  [draft]  [unlisted]") for a draft, else the visibility's marker.
-    public static func marker(_ entry: Entry) -> String {
-        (entry.draft ? "  [draft]" : "") + visibilityMarker(entry.visibility)
+    /// "  [draft]" for a draft, "  [scheduled 2026-11-26 09:00]" for a scheduled entry (its
+    /// time, in the style's zone), each with its visibility once published when that is not
+    /// public ("  [draft]  [unlisted]"), else the visibility's marker.
+    public static func marker(_ entry: Entry, style: DisplayStyle = .plain) -> String {
+        (entry.draft ? "  [draft]" : "") + (entry.scheduled ? "  [scheduled \(date(entry.created, style: style))]" : "")
+            + visibilityMarker(entry.visibility)
     }
 
     /// A page of entries with its footer, or "no entries yet".
@@ -77,6 +79,7 @@ public enum DisplayFormat {
             meta += " · edited \(date(entry.updated, style: style))"
         }
         if entry.draft { meta += " · draft" }
+        if entry.scheduled { meta += " · [scheduled \(date(entry.created, style: style))]" }
         if entry.visibility != .public {
             meta += " · \(entry.visibility.rawValue)"
         }
@@ -161,6 +164,7 @@ extension DisplayFormat {
         var meta = "\(singleLine(entry.author)) · \(date(entry.created, style: style))"
         if entry.updated != entry.created { meta += " · edited \(date(entry.updated, style: style))" }
         if entry.draft { meta += " · draft" }
+        if entry.scheduled { meta += " · [scheduled \(date(entry.created, style: style))]" }
         if entry.visibility != .public { meta += " · \(entry.visibility.rawValue)" }
         lines += DisplayWidth.wrap(meta, to: width)
         if !entry.tags.isEmpty {

@@ -20,17 +20,17 @@ public enum EntryAccess {
         visibility != .private || ownerID == viewerID
     }
 
-    /// Whether `viewerID` may read `entry`, as its owner sees it (a draft shows the visibility it
-    /// will take): a draft is read as the private entry it is stored as.
+    /// Whether `viewerID` may read `entry`, as its owner sees it (a draft or a scheduled entry
+    /// shows the visibility it will take): either is read as the private entry it is stored as.
     public static func mayRead(_ entry: Entry, ownerID: Int64, viewerID: Int64?) -> Bool {
-        mayRead(entry.draft ? .private : entry.visibility, ownerID: ownerID, viewerID: viewerID)
+        mayRead(entry.isWaiting ? .private : entry.visibility, ownerID: ownerID, viewerID: viewerID)
     }
 
     /// Whether `viewerID` may list `entry`, as its owner sees it: a public entry that is not a
-    /// draft (a draft shows the visibility it will take, but is stored private), or any of the
-    /// viewer's own. `listable` is the same rule in SQL.
+    /// draft nor scheduled (either shows the visibility it will take, but is stored private), or
+    /// any of the viewer's own. `listable` is the same rule in SQL.
     public static func mayList(_ entry: Entry, ownerID: Int64, viewerID: Int64?) -> Bool {
-        (entry.visibility == .public && !entry.draft) || (viewerID != nil && ownerID == viewerID)
+        (entry.visibility == .public && !entry.isWaiting) || (viewerID != nil && ownerID == viewerID)
     }
 
     /// The entries `viewerID` may list, as a condition on entries `e`: public ones, and all of
@@ -66,7 +66,7 @@ public enum EntryAccess {
         guard stored.ownerID == userID else {
             throw StoreError(stored.visibility == .private ? .notFound : .forbidden, .entry(entryID))
         }
-        return OwnedEntry(diaryID: stored.diaryID, visibility: stored.visibility, draftVisibility: stored.draftVisibility)
+        return OwnedEntry(diaryID: stored.diaryID, stored: stored.columns, created: stored.created)
     }
 }
 
@@ -74,30 +74,35 @@ public enum EntryAccess {
 public struct StoredEntryOwner: Sendable {
     public var diaryID: Int64
     public var ownerID: Int64
-    public var visibility: Visibility
-    /// A draft's visibility once published; nil for an entry that is not a draft.
-    public var draftVisibility: Visibility?
+    /// Its visibility columns: private for a draft or a scheduled entry.
+    public var columns: EntryDraft.Stored
+    /// Its date: whether a change leaves it scheduled depends on it (`EntryDraft.applying`).
+    public var created: Date
 
-    public init(diaryID: Int64, ownerID: Int64, visibility: Visibility, draftVisibility: Visibility? = nil) {
+    public var visibility: Visibility { columns.visibility }
+
+    public init(diaryID: Int64, ownerID: Int64, columns: EntryDraft.Stored, created: Date) {
         self.diaryID = diaryID
         self.ownerID = ownerID
-        self.visibility = visibility
-        self.draftVisibility = draftVisibility
+        self.columns = columns
+        self.created = created
     }
 }
 
 /// An entry its caller owns, as stored before the change: where it is and who saw it.
 public struct OwnedEntry: Sendable {
     public var diaryID: Int64
-    /// As stored: private for a draft.
-    public var visibility: Visibility
-    public var draftVisibility: Visibility?
+    /// As stored: private for a draft or a scheduled entry.
+    public var stored: EntryDraft.Stored
+    public var created: Date
+
+    public var visibility: Visibility { stored.visibility }
 
     /// What `changes` leave of the entry's stored visibility, and its new `created` (nil: kept;
-    /// now when they publish a draft), by `EntryDraft.applying`: the engine writes both columns,
+    /// now when they publish a draft), by `EntryDraft.applying`: the engine writes the columns,
     /// and passes the new `visibility` as `becoming` to `changeIsPublic` and `publicCountChange`.
     public func applying(_ changes: EntryChanges, now: Date) -> (stored: EntryDraft.Stored, created: Date?) {
-        EntryDraft.applying(changes, to: EntryDraft.Stored(visibility: visibility, draftVisibility: draftVisibility), now: now)
+        EntryDraft.applying(changes, to: stored, created: created, now: now)
     }
 
     /// Whether others see a change that leaves the entry `becoming` (nil: as it is; a

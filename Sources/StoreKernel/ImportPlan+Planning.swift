@@ -27,18 +27,21 @@ extension ImportPlan {
                 guard owner.ownerID == userID else { throw StoreError(.forbidden, .diary(entry.diaryID)) }
                 defaultVisibility = owner.defaultVisibility
             } else {
-                let since = (item.visibility?.value ?? .public) == .public && !entry.draft ? entry.created : now
+                let waits = entry.draft || EntrySchedule.isAhead(entry.created, of: now)
+                let since = (item.visibility?.value ?? .public) == .public && !waits ? entry.created : now
                 newDiary = NewDiary(title: Diary.firstTitle(of: userName), since: since)
                 diaryOwners[entry.diaryID] = DiaryOwner(ownerID: userID, defaultVisibility: .public)
                 defaultVisibility = .public
             }
-            let stored = EntryDraft.Stored(item.visibility?.value ?? defaultVisibility, draft: entry.draft)
+            // An entry dated ahead is scheduled, as on every write path.
+            let stored = EntryDraft.Stored(item.visibility?.value ?? defaultVisibility, draft: entry.draft, created: entry.created, now: now)
             let keepsID = entry.id > largestID
             if !keepsID { entry.id = largestID + 1 }
             largestID = entry.id
             entryOwners[entry.id] = userID
             inserts.append(Insert(
-                entry: entry, visibility: stored.visibility, draftVisibility: stored.draftVisibility, keepsID: keepsID, newDiary: newDiary
+                entry: entry, visibility: stored.visibility, draftVisibility: stored.draftVisibility, scheduledVisibility: stored.scheduledVisibility,
+                keepsID: keepsID, newDiary: newDiary
             ))
             additions[entry.diaryID, default: DiaryAdditions(diaryID: entry.diaryID, entries: 0, publicEntries: 0)].add(stored.visibility)
         }

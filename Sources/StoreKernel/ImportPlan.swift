@@ -28,10 +28,12 @@ public struct ImportPlan: Sendable, Equatable {
     public struct Insert: Sendable, Equatable {
         /// The entry as written: its `id` the one kept or the new one, its tags as imported.
         public var entry: Entry
-        /// The visibility as stored: private for a draft (`EntryDraft`).
+        /// The visibility as stored: private for a draft or a scheduled entry (`EntryDraft`).
         public var visibility: Visibility
         /// A draft's visibility once published; nil for an entry that is not a draft.
         public var draftVisibility: Visibility? = nil
+        /// A scheduled entry's visibility at its time (`EntrySchedule`); nil when not scheduled.
+        public var scheduledVisibility: Visibility? = nil
         /// True when `entry.id` is the imported one, false when it is new.
         public var keepsID: Bool
         /// The diary to create first, when `entry.diaryID` does not exist yet.

@@ -88,7 +88,7 @@ extension DiaryCommand {
                 try queueOffline(newEntry, key: keyText)
                 return
             }
-            Output.write("created entry \(entry.id): \(entry.title)" + DisplayFormat.marker(entry))
+            Output.write("created entry \(entry.id): \(entry.title)" + DisplayFormat.marker(entry, style: globals.style))
         }
 
         /// The entry into the replica's outbox, shown there at once; sent by `diary sync`.

@@ -54,7 +54,7 @@ extension DiaryCommand {
                     try queueOffline(patch)
                     return
                 }
-                Output.write("updated entry \(entry.id)" + DisplayFormat.marker(entry))
+                Output.write("updated entry \(entry.id)" + DisplayFormat.marker(entry, style: globals.style))
                 return
             }
 

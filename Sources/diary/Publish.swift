@@ -28,7 +28,7 @@ extension DiaryCommand {
             let client = try globals.makeClient(requiringToken: true)
             let created = try parseDate(date, "--date", endOfDay: false, style: globals.style)
             let entry = try await client.send(UpdateEntry(entryID: entryID, EntryPatch(created: created, draft: false)))
-            Output.write("published entry \(entry.id): \(entry.title)" + DisplayFormat.marker(entry))
+            Output.write("published entry \(entry.id): \(entry.title)" + DisplayFormat.marker(entry, style: globals.style))
         }
     }
 }

@@ -140,6 +140,16 @@ final class CountingStore: DiaryStore {
         return try wrapped.changes(since: since, viewerID: viewerID, limit: limit)
     }
 
+    func nextPublication() throws(StoreError) -> Date? {
+        count("nextPublication")
+        return try wrapped.nextPublication()
+    }
+
+    func publishDue(at now: Date) throws(StoreError) -> Int {
+        count("publishDue")
+        return try wrapped.publishDue(at: now)
+    }
+
     func cursorSecret() throws(StoreError) -> [UInt8] {
         count("cursorSecret")
         return try wrapped.cursorSecret()

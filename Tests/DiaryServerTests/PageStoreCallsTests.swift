@@ -25,7 +25,7 @@ import Testing
         for author in 0..<authors {
             let token = try t.addUser("author\(author)-\(UUID().uuidString.prefix(8))")
             for index in 0..<each {
-                try PagesTests.post(t, token, title: "entry \(index) by \(author)", created: "2027-01-02T03:04:05Z")
+                try PagesTests.post(t, token, title: "entry \(index) by \(author)", created: "2026-01-02T03:04:05Z")
             }
         }
     }
@@ -34,7 +34,8 @@ import Testing
         let t = try TestApplication()
         try Self.addEntries(t, authors: 2, each: 15)
         let few = try Self.calls(t, ["/"])
-        #expect(few == [["lastModified": 1, "entries": 1, "diaries": 1]])
+        // The data version, read before any request to publish what is due (`ScheduledPublication`).
+        #expect(few == [["dataVersion": 1, "lastModified": 1, "entries": 1, "diaries": 1]])
 
         // Twenty entries from twenty diaries cost what twenty from two did.
         try Self.addEntries(t, authors: 20, each: 1)
@@ -59,10 +60,10 @@ import Testing
         // The page, the count of entries at or above its start within its second (its "newer"
         // link), the entry that starts the newer page, and the titles. For the second page the
         // second holds too few: the newest entry, of that same second, says no later span holds
-        // more, and its newer page is the first.
+        // more, and its newer page is the first. And the data version (`ScheduledPublication`).
         #expect(calls == [
-            ["lastModified": 1, "entries": 2, "countEntries": 1, "diaries": 1],
-            ["lastModified": 1, "entries": 2, "countEntries": 1, "diaries": 1],
+            ["dataVersion": 1, "lastModified": 1, "entries": 2, "countEntries": 1, "diaries": 1],
+            ["dataVersion": 1, "lastModified": 1, "entries": 2, "countEntries": 1, "diaries": 1],
         ])
 
         try Self.addEntries(t, authors: 20, each: 1)

@@ -168,7 +168,7 @@ import FoundationXML
         var ids: [Int64] = []
         for index in 0..<45 {
             // Pairs share a second, so the newer link must count ties.
-            let created = RFC3339.string(from: Date(timeIntervalSince1970: 1_800_000_000 + Double(index / 2) * 60))
+            let created = RFC3339.string(from: Date(timeIntervalSince1970: 1_780_000_000 + Double(index / 2) * 60))
             ids.append(try Self.post(t, alice, title: "entry \(index)", created: created).id)
         }
         let newestFirst = Array(ids.reversed())

@@ -320,6 +320,8 @@ enum ExportLines {
         try expectSameAnswers("after the imports")
 
         // The owner writes, edits, tags, re-hides and deletes private and unlisted entries.
+        // Scheduled posts are dated a month ahead of the test's clock: all of this is before their time.
+        let ahead = RFC3339.string(from: clock.now + 30 * 86_400)
         let posted = try mixed.request("POST", "/api/entries", token: alice, json: #"{"title":"new kyoto secret","body":"kyoto","tags":["japan"],"visibility":"private"}"#)
             .decoded(Entry.self)
         clock.advance(60)
@@ -334,6 +336,13 @@ enum ExportLines {
             ("POST", "/api/entries", #"{"title":"draft kyoto","body":"kyoto kyoto draft","tags":["travel","japan"],"visibility":"public","draft":true}"#),
             ("POST", "/api/entries", #"{"title":"unlisted draft","body":"kyoto","diary_id":\#(aliceDiary.id),"visibility":"unlisted","draft":true}"#),
             ("PATCH", "/api/entries/4", #"{"draft":true,"visibility":"public","tags":["travel"]}"#),
+            // Scheduled posts: public and unlisted ones, a private entry scheduled to become
+            // public, a draft dated ahead (still a draft) then published (so scheduled).
+            ("POST", "/api/entries", #"{"title":"scheduled kyoto","body":"kyoto kyoto soon","tags":["travel","japan"],"visibility":"public","created":"\#(ahead)"}"#),
+            ("POST", "/api/entries", #"{"title":"scheduled unlisted","body":"kyoto","diary_id":\#(aliceDiary.id),"visibility":"unlisted","created":"\#(ahead)"}"#),
+            ("PATCH", "/api/entries/14", #"{"visibility":"public","created":"\#(ahead)","tags":["travel"]}"#),
+            ("PATCH", "/api/entries/16", #"{"draft":true,"created":"\#(ahead)"}"#),
+            ("PATCH", "/api/entries/16", #"{"draft":false,"visibility":"public","created":"\#(ahead)"}"#),
             // Through Micropub: a private post and a draft.
             ("POST", "/micropub", #"{"type":["h-entry"],"properties":{"content":["micropub kyoto secret"],"category":["travel"],"visibility":["private"]}}"#),
             ("POST", "/micropub", #"{"type":["h-entry"],"properties":{"name":["micropub draft kyoto"],"content":["kyoto"],"post-status":["draft"]}}"#),
@@ -347,8 +356,19 @@ enum ExportLines {
         try expectSameAnswers("after the owner's writes")
 
         // The owner's named tokens: a read token reads the private entries and its writes are
-        // refused; making, using and revoking them shows nothing to anyone else.
+        // refused; a write token writes hidden entries; making, using and revoking them shows
+        // nothing to anyone else.
         let aliceReader = try mixed.request("POST", "/api/tokens", token: alice, json: #"{"name":"reader","scope":"read"}"#).decoded(CreatedToken.self)
+        let aliceWriter = try mixed.request("POST", "/api/tokens", token: alice, json: #"{"name":"writer","scope":"write"}"#).decoded(CreatedToken.self)
+        for json in [
+            #"{"title":"kyoto by app","body":"kyoto","tags":["travel"],"visibility":"private"}"#,
+            #"{"title":"kyoto scheduled by app","body":"kyoto","tags":["travel"],"visibility":"public","created":"\#(ahead)"}"#,
+        ] {
+            #expect(mixed.request("POST", "/api/entries", token: aliceWriter.token, json: json).status == 201)
+            clock.advance(60)
+        }
+        #expect(mixed.request("GET", "/api/tokens", token: aliceWriter.token).status == 200)
+        #expect(mixed.request("DELETE", "/api/tokens/\(aliceWriter.id)", token: aliceWriter.token).status == 204)
         let readByToken = try mixed.request("GET", "/api/entries?per_page=100", token: aliceReader.token).decoded(EntryPage.self)
         #expect(readByToken.entries.contains { $0.visibility == .private })
         #expect(mixed.request("POST", "/api/entries", token: aliceReader.token, json: #"{"title":"kyoto","body":"b"}"#).status == 403)
@@ -381,6 +401,7 @@ enum ExportLines {
         #expect(own.total > ownPlain.total)
         #expect(own.entries.contains { $0.visibility == .private } && own.entries.contains { $0.visibility == .unlisted })
         #expect(own.entries.filter(\.draft).count == 4)
+        #expect(own.entries.filter(\.scheduled).count == 5)
     }
 
     /// Every read an anonymous reader can make of this data: lists with every kind of filter,
@@ -417,9 +438,10 @@ enum ExportLines {
         return Int64(digits) ?? 0
     }
 
-    /// The ids of the owner's unlisted entries in `world`.
+    /// The ids of the owner's unlisted entries in `world`: not a draft's nor a scheduled entry's,
+    /// which no one else may read by id either.
     static func unlistedIDs(_ world: TestApplication, _ owner: String) throws -> Set<Int64> {
         let page = try world.request("GET", "/api/entries?per_page=100", token: owner).decoded(EntryPage.self)
-        return Set(page.entries.filter { $0.visibility == .unlisted }.map(\.id))
+        return Set(page.entries.filter { $0.visibility == .unlisted && !$0.isWaiting }.map(\.id))
     }
 }

@@ -41,6 +41,8 @@ final class TestApplication: Sendable {
             postgres = database
             store = try PostgresDiaryStore(url: database.url, poolSize: Self.postgresPoolSize, queryTimeout: queryTimeout, clock: clock)
         }
+        var configuration = configuration
+        configuration.clock = clock
         app = DiaryApplication(store: store, configuration: configuration)
     }
 
@@ -64,6 +66,8 @@ final class TestApplication: Sendable {
             }
             store = try SQLiteDiaryStore(path: path, clock: clock)
         }
+        var configuration = configuration
+        configuration.clock = clock
         app = DiaryApplication(store: store, configuration: configuration)
     }
 

@@ -7,29 +7,20 @@ import Testing
 /// Drafts: their owner's alone, exactly as a private entry, until published; publishing dates
 /// them now unless a date comes with it, and moves what others see at that moment only.
 @Suite struct DraftTests {
-    /// Everything someone other than the owner can read of the store, for comparing two moments.
-    private static func seenByOthers(_ store: any DiaryStore, viewerID: Int64?) throws -> String {
-        let page = try store.entries(EntryQuery(page: newestFirstPage, viewerID: viewerID)).page
-        let search = try store.entries(EntryQuery(page: newestFirstPage, filter: EntryFilter(query: "draft"), viewerID: viewerID)).page
-        let exported = viewerID == nil ? try store.entries(afterID: nil, limit: 100, ownerID: nil) : []
-        return "\(page) \(search) \(try store.diaries(viewerID: viewerID)) \(try store.tags(viewerID: viewerID)) "
-            + "\(String(describing: try store.lastModified(diaryID: nil, viewerID: viewerID))) \(exported)"
-    }
-
     @Test(arguments: StoreFactory.all) func aDraftIsItsOwnersAloneUntilPublished(_ factory: StoreFactory) throws {
         try withStore(factory) { store, clock in
             let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
             let bob = try store.createUser(name: "bob", tokenHash: newTokenHash())
             _ = try store.createEntry(userID: alice.id, diaryID: nil, title: "published", body: "", tags: ["t"])
             clock.advance(seconds: 60)
-            let before = try [nil, bob.id].map { try Self.seenByOthers(store, viewerID: $0) }
+            let before = try [nil, bob.id].map { try seenByOthers(store, viewerID: $0, searching: "draft") }
 
             let draft = try store.createEntry(userID: alice.id, diaryID: nil, title: "a draft", body: "draft words", tags: ["t", "secret"], draft: true)
             #expect(draft.draft && draft.visibility == .public)
             #expect(try store.entry(id: draft.id, viewerID: alice.id) == draft)
             #expect(try store.entry(id: draft.id, viewerID: nil) == nil)
             #expect(try store.entry(id: draft.id, viewerID: bob.id) == nil)
-            #expect(try [nil, bob.id].map { try Self.seenByOthers(store, viewerID: $0) } == before)
+            #expect(try [nil, bob.id].map { try seenByOthers(store, viewerID: $0, searching: "draft") } == before)
             #expect(try store.entries(EntryQuery(page: newestFirstPage, viewerID: alice.id)).page.entries.first == draft)
             // Another user cannot change it, nor learn that it exists.
             expectStoreError(.notFound, .entry(draft.id)) {

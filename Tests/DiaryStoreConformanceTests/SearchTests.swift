@@ -166,7 +166,9 @@ import Testing
     /// The cursor query seeks on the index: no sort, no scan, whatever the depth.
     @Test(arguments: StoreFactory.all) func exportThenImportIntoAFreshDatabaseReproducesEveryEntry(_ factory: StoreFactory) throws {
         var exported: [Entry] = []
-        try withStore(factory) { store, clock in
+        // One clock for both databases: an entry dated ahead of the second's would be scheduled.
+        let clock = TestClock()
+        try withStore(factory, clock: clock) { store, clock in
             let alice = try seed(store, clock, corpus)
             let travel = try store.createDiary(ownerID: alice.id, title: "Travel")
             _ = try store.createEntry(userID: alice.id, diaryID: travel.id, title: "Osaka", body: "たこ焼き", tags: ["food"], created: Date(timeIntervalSince1970: 1_700_000_000))
@@ -174,7 +176,7 @@ import Testing
             while let batch = try batches.next() { exported += batch }
             #expect(exported.map(\.id) == [1, 2, 3, 4, 5])
         }
-        try withStore(factory) { store, _ in
+        try withStore(factory, clock: clock) { store, _ in
             let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
             let result = try store.importEntries(userID: alice.id, entries: exported.map { ImportedEntry($0, visibility: $0.visibility) })
             #expect(result == ImportResult(created: 5, skipped: 0))

@@ -1,5 +1,6 @@
 import DiaryAPI
 import DiaryStore
+import Foundation
 import StoreKernel
 import Testing
 
@@ -16,7 +17,9 @@ import Testing
     }
 
     @Test func anotherUsersPrivateEntryDoesNotExistForAChange() throws {
-        let stored = { (visibility: Visibility) in StoredEntryOwner(diaryID: 7, ownerID: 1, visibility: visibility) }
+        let stored = { (visibility: Visibility) in
+            StoredEntryOwner(diaryID: 7, ownerID: 1, columns: EntryDraft.Stored(visibility, draft: false), created: Date(timeIntervalSince1970: 0))
+        }
         #expect(try EntryAccess.ownedEntry(3, stored: stored(.private), userID: 1).diaryID == 7)
         #expect(throws: StoreError(.forbidden, .entry(3))) { try EntryAccess.ownedEntry(3, stored: stored(.unlisted), userID: 2) }
         #expect(throws: StoreError(.notFound, .entry(3))) { try EntryAccess.ownedEntry(3, stored: stored(.private), userID: 2) }

@@ -1,5 +1,5 @@
 """Tokens and what must not leak: tokens refused, rotated, scoped, revoked and timed alike; private
-entries and drafts kept from everyone else through the response cache; secrets in no answer and
+entries, drafts and scheduled posts kept from everyone else through the response cache; secrets in no answer and
 no log."""
 
 import hashlib
@@ -76,15 +76,17 @@ def case_privacy():
     # search gate (the stall case's) would answer some 429 or 503, which this case does not judge.
     server = Server(database, ["--search-rate", "0", "--search-queue-wait", "60s"]).start()
     tokens = {name: named_token(server.port, owner, name, scope)[1] for name, owner, scope in
-              [("bob-read", bob, "read"), ("bob-write", bob, "write"), ("alice-read", alice, "read")]}
+              [("bob-read", bob, "read"), ("bob-write", bob, "write"), ("alice-read", alice, "read"),
+               ("alice-write", alice, "write")]}
     traffic = PrivacyTraffic(server.port, alice, bob, owner_entries(server.port, alice), tokens)
     threads = start_threads(traffic.read, 12, *[lambda: traffic.write(0), lambda: traffic.write(1)])
     join_threads(threads, CFG["privacy_seconds"] + 120)
     code = server.stop()
     leaks, misses, errors, counts = traffic.leaks, traffic.misses, traffic.errors, traffic.counts
     row("privacy: readers with and without the owner's token (and named read and write tokens) through the cache, "
-        "while the owner writes, drafts included",
-        "no private, unlisted or draft entry, nor no-store, in any answer to anyone else; the owner's answers (main "
+        "while the owner writes (with the main token and a named write token), drafts, scheduled posts and tokens made, "
+        "used and revoked included",
+        "no private, unlisted, draft or scheduled entry, nor no-store, in any answer to anyone else; the owner's answers (main "
         "token or read token) always hold their private entries (no-store); no errors",
         f"{counts}; leaks {len(leaks)} {leaks[:2]}; owner answers without their entries {len(misses)} {misses[:2]}; "
         f"errors {len(errors)} {errors[:2]}",
@@ -110,11 +112,11 @@ def owner_entries(port, alice):
 
 class PrivacyTraffic:
     """Readers (anonymous, bob, alice, and bob's read and write tokens and alice's read token, in
-    turn by index) and the owner's writers, who write drafts too, until the case's deadline; what
+    turn by index) and the owner's writers, who write drafts and scheduled posts too, and make, use and revoke tokens, until the case's deadline; what
     the readers saw that they should not have, or missed."""
 
     def __init__(self, port, alice, bob, fixed, tokens):
-        self.port, self.alice, self.bob, self.fixed = port, alice, bob, fixed
+        self.port, self.alice, self.bob, self.fixed, self.tokens = port, alice, bob, fixed, tokens
         self.readers = [("anonymous", None), ("bob", bob), ("alice", alice)] + list(tokens.items())
         self.urls = ["/api/entries", "/api/entries?per_page=100", "/api/entries?q=kyoto&per_page=100",
                      "/api/entries?q=SECRET+fixed", "/api/entries?tag=travel&per_page=100", "/api/diaries",
@@ -143,7 +145,8 @@ class PrivacyTraffic:
             self.counts[name] += n
 
     def judge(self, name, token, url, status, headers, body):
-        secret = b"SECRET" in body or b'"private"' in body or b'"unlisted"' in body or b'"draft"' in body
+        secret = (b"SECRET" in body or b'"private"' in body or b'"unlisted"' in body or b'"draft"' in body
+                  or b'"scheduled"' in body)
         owner = name.startswith("alice")
         with self.lock:
             # An answer to a token is never kept (no-store); a public one may be (no-cache).
@@ -156,8 +159,12 @@ class PrivacyTraffic:
                                     or (holds_fixed and b"SECRET fixed" not in body)):
                 self.misses.append(f"{name} GET {url}: {status} {headers.get('cache-control')} {body[:120]!r}")
 
-    def write(self, _):
-        client, n = Client(self.port, self.alice, record=False), 0
+    def write(self, index):
+        # One writer with the owner's main token, the other with a named write token of theirs.
+        token = self.alice if index == 0 else self.tokens["alice-write"]
+        client, n = Client(self.port, token, record=False), 0
+        # A year ahead: never due while the case runs.
+        ahead = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 365 * 86400))
         while time.monotonic() < self.deadline:
             try:
                 status, document = post(client, f"SECRET {n}", body="SECRET kyoto", visibility=["private", "unlisted"][n % 2], tags=["travel"])
@@ -172,6 +179,18 @@ class PrivacyTraffic:
                 # private as a private entry until published (never here).
                 if n % 4 == 1:
                     post(client, f"SECRET draft {n}", body="SECRET kyoto", visibility="public", tags=["travel"], draft=True)
+                # A scheduled post meant to be public, tagged and searched for: as private as a
+                # draft before its time, which is a year away.
+                if n % 4 == 3:
+                    post(client, f"SECRET scheduled {n}", body="SECRET kyoto", visibility="public", tags=["travel"], created=ahead)
+                # Tokens of both scopes made, used and revoked by the owner.
+                if n % 10 == 7:
+                    for scope in ("read", "write"):
+                        token_id, made = named_token(self.port, token, f"app {index} {n} {scope}", scope)
+                        user = Client(self.port, made, record=False)
+                        user.request("GET", "/api/entries?per_page=5")
+                        user.close()
+                        client.request("DELETE", f"/api/tokens/{token_id}")
                 n += 1
             except (OSError, http.client.HTTPException) as error:
                 with self.lock:

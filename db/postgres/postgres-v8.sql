@@ -1,0 +1,1 @@
+../../Sources/DiaryPostgresStore/postgres-v8.sql
