@@ -47,6 +47,7 @@ public final class Browser {
                     for (load, result) in answers.take() {
                         commands += state.received(load, result)
                     }
+                    state.sourceName = source.name
                 }
             }
         }
@@ -57,6 +58,7 @@ public final class Browser {
         Task.detached { [answers] in
             let result: Result<EntryPage, EntrySourceError>
             do throws(EntrySourceError) {
+                if load.refresh { try await source.refresh() }
                 result = .success(try await source.page(of: load.listing, after: load.cursor, count: BrowserState.pageSize))
             } catch {
                 result = .failure(error)

@@ -30,6 +30,15 @@ public protocol EntrySource: Sendable {
 
     /// The page of `listing` after `cursor` (nil: the first), newest first.
     func page(of listing: Listing, after cursor: String?, count: Int) async throws(EntrySourceError) -> EntryPage
+
+    /// Brings the source up to date before a reload asked with `r` (a replica syncs with its
+    /// server); a failure is the status line's message, and the list stays as it was.
+    func refresh() async throws(EntrySourceError)
+}
+
+extension EntrySource {
+    /// A source that is always current (the server itself) has nothing to bring up to date.
+    public func refresh() async throws(EntrySourceError) {}
 }
 
 /// A failed fetch, already in the one line a person reads in the status line.
