@@ -4,10 +4,6 @@ import Foundation
 import Synchronization
 import Testing
 
-/// The PostgreSQL server `DIARY_TEST_POSTGRES_URL` names (`scripts/postgres` starts one), or
-/// nil: then this suite is skipped.
-private let replicaPostgres: PostgresURL? = ProcessInfo.processInfo.environment["DIARY_TEST_POSTGRES_URL"].flatMap { try? PostgresURL($0) }
-
 /// Offline replicas against several servers on one PostgreSQL database (issue 22): a change
 /// answered by one server is in the next page any server gives, so replicas syncing while
 /// others write converge to what the server exports.
@@ -16,9 +12,9 @@ private let replicaPostgres: PostgresURL? = ProcessInfo.processInfo.environment[
     /// alice and as bob, while alice's replica syncs through the second server and bob's
     /// through the third, again and again; once the writer is done, one more sync each, and
     /// each replica equals the export its reader gets (compared as JSON, entry by entry).
-    @Test(.enabled(if: replicaPostgres != nil, "DIARY_TEST_POSTGRES_URL names no server"))
+    @Test(.enabled(if: postgresServer != nil, "DIARY_TEST_POSTGRES_URL names no server"))
     func twoSyncingClientsAndAWriterOnThreeServersConverge() throws {
-        let postgres = try #require(replicaPostgres)
+        let postgres = try #require(postgresServer)
         let name = "diary_replica_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         try PostgresDiaryStore.createDatabase(named: name, on: postgres)
         defer { try? PostgresDiaryStore.dropDatabase(named: name, on: postgres) }
