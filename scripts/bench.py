@@ -4,7 +4,8 @@
 Seeds a database through `diary-server seed`, serves it with diary-server on a free port,
 serves the same bytes from nginx on another, drives both with wrk (bench/*.lua) on 127.0.0.1,
 times `diary list` against `curl -s` with hyperfine, times page 1 against the last page reached
-by cursor, and prints one table (and JSON with --json).
+by cursor, times the offline replica (scripts/bench_replica.py), and prints one table (and JSON
+with --json).
 Every child process is bounded in time and stopped on the way out. The servers, PostgreSQL and
 the proxy come from scripts/diarykit, as scripts/cluster runs them.
 """
@@ -30,6 +31,7 @@ from diarykit.postgres import PostgresCluster  # noqa: E402
 from diarykit.processes import Children, free_port, status_kib  # noqa: E402
 from diarykit.server import serve_command, serve_flags, start_serving  # noqa: E402
 from bench_growth import measure_growth, print_growth_table  # noqa: E402
+from bench_replica import measure_replica  # noqa: E402
 
 LUA_DIR = os.path.join(ROOT, "bench")
 LIST_PATH = "/api/entries?page=1&per_page=20"
@@ -699,6 +701,8 @@ def measure(arguments, folder, children):
         rows.append(dict(row, rss_mib=None))
     log("walking every page by cursor")
     depth = cursor_depth(server_port)
+    # The offline replica (issue 22): it writes one entry, so after the rows compared with nginx.
+    rows += measure_replica(arguments.bin, f"http://{HOST}:{server_port}", token, arguments.entries, log)
     # Writes last: they change page 1, which the nginx copy no longer matches.
     measured("post entry", server_port, server.pid, 1, arguments.post_connections, "requests.lua",
              script_arguments=("post", token))

@@ -47,6 +47,7 @@ public final class Browser {
                     for answer in answers.take() {
                         commands += state.received(answer.load, answer.result, imageSizes: answer.imageSizes)
                     }
+                    state.sourceName = source.name
                 }
             }
         }
@@ -58,6 +59,7 @@ public final class Browser {
             let result: Result<EntryPage, EntrySourceError>
             var sizes: [String: (width: Int, height: Int)] = [:]
             do throws(EntrySourceError) {
+                if load.refresh { try await source.refresh() }
                 let page = try await source.page(of: load.listing, after: load.cursor, count: BrowserState.pageSize)
                 sizes = await source.imageSizes(in: page.entries)
                 result = .success(page)

@@ -26,7 +26,7 @@ extension BrowserState {
         "g        first entry         G        last loaded entry",
         "Enter →  open the entry      q Esc ←  back to the list",
         "/        search              Esc      clear the search",
-        "r        reload from the top",
+        "r        reload from the top (offline: sync first)",
         "q        quit (on the list)  Ctrl-C   quit",
         "",
         "Any key closes this screen.",
@@ -75,7 +75,7 @@ extension BrowserState {
         } else if !entries.isEmpty {
             parts.append("\(selected + 1) of \(EntryPage.totalText(total, isEstimate: totalIsEstimate))")
         }
-        if pending != nil { parts.append(hasLoaded && pending?.cursor == nil ? "reloading…" : "loading…") }
+        if let pending { parts.append(pending.refresh ? "refreshing…" : hasLoaded && pending.cursor == nil ? "reloading…" : "loading…") }
         let hints = reader != nil ? "Space page  q back  ? keys" : "Enter open  / search  ? keys  q quit"
         // A failure takes the place of everything else: it is what the reader needs to know.
         var text = message.map { " " + DisplayFormat.singleLine($0) } ?? " " + parts.joined(separator: " · ") + "   " + hints

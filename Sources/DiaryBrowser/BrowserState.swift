@@ -9,6 +9,9 @@ public struct PageLoad: Sendable, Equatable {
     public var generation: Int
     public var listing: Listing
     public var cursor: String?
+    /// Asked with `r` (pull to refresh): the source brings itself up to date first (a replica
+    /// syncs), then answers the first page.
+    public var refresh = false
 }
 
 /// What the browser's loop must do after a key or an answer.
@@ -28,7 +31,9 @@ public struct BrowserState {
     /// The listing asked for on the command line; a search narrows it, `Esc` returns to it.
     public let base: Listing
     public private(set) var listing: Listing
-    public let sourceName: String
+    /// Where the entries come from, for the status line; the loop updates it after each answer
+    /// (a source that fell back to its replica names it "offline · synced …").
+    public var sourceName: String
     public var style: DisplayStyle
 
     public private(set) var entries: [Entry] = []
@@ -74,11 +79,12 @@ public struct BrowserState {
 
     // MARK: Starting and answers
 
-    /// The first page of the current listing.
-    public mutating func start() -> [BrowserCommand] {
+    /// The first page of the current listing; `refreshing`: after the source brings itself up
+    /// to date (`r`).
+    public mutating func start(refreshing: Bool = false) -> [BrowserCommand] {
         generation += 1
         message = nil
-        let load = PageLoad(generation: generation, listing: listing, cursor: nil)
+        let load = PageLoad(generation: generation, listing: listing, cursor: nil, refresh: refreshing)
         pending = load
         return [.load(load)]
     }
@@ -150,7 +156,7 @@ public struct BrowserState {
             listing.query = nil
             return restart()
         case .character("/"): prompt = ""
-        case .character("r"): return start()
+        case .character("r"): return start(refreshing: true)
         case .character("?"): showingHelp = true
         default: break
         }

@@ -34,11 +34,17 @@ public protocol EntrySource: Sendable {
     /// Width and height, by id, of the site's images `entries` show that the reader may see;
     /// those it cannot find are left out (the image then shows without its size).
     func imageSizes(in entries: [Entry]) async -> [String: (width: Int, height: Int)]
+    /// Brings the source up to date before a reload asked with `r` (a replica syncs with its
+    /// server); a failure is the status line's message, and the list stays as it was.
+    func refresh() async throws(EntrySourceError)
 }
 
 extension EntrySource {
     /// A source that knows no sizes: images show without them.
     public func imageSizes(in entries: [Entry]) async -> [String: (width: Int, height: Int)] { [:] }
+
+    /// A source that is always current (the server itself) has nothing to bring up to date.
+    public func refresh() async throws(EntrySourceError) {}
 }
 
 /// A failed fetch, already in the one line a person reads in the status line.

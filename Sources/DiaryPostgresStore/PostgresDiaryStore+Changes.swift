@@ -19,25 +19,23 @@ extension PostgresDiaryStore {
     }
 
     /// An audience's rows after `after`, in order, each with its entry as it is now (nil when
-    /// deleted) and the entry's owner: the rows, then their live entries in one more statement.
+    /// deleted) and the entry's owner, in one statement: the change's columns first, then the
+    /// entry's (NULL when deleted), decoded only when the entry is there.
     static func changeRows(_ session: SQLSession, audience: Int64, after: Int64, limit: Int) throws -> [ChangeFeed.Row] {
-        let rows = try session.query("""
-            SELECT c.position, c.entry_id, d.user_id FROM entry_changes c
-            LEFT JOIN entries e ON e.entry_id = c.entry_id LEFT JOIN diaries d ON d.diary_id = e.diary_id
+        try session.query("""
+            SELECT c.position, c.entry_id, d.user_id, \(entryColumnList)
+            FROM entry_changes c LEFT JOIN entries e ON e.entry_id = c.entry_id LEFT JOIN diaries d ON d.diary_id = e.diary_id
+            LEFT JOIN users u ON u.user_id = d.user_id
             WHERE c.audience = $1 AND c.position > $2 ORDER BY c.position LIMIT $3
-            """, [audience, after, Int64(limit)]).map { row in try row.decode((Int64, Int64, Int64?).self) }
-        let live = rows.compactMap { $0.2 == nil ? nil : $0.1 }
-        var entries: [Int64: Entry] = [:]
-        if !live.isEmpty {
-            for row in try session.query("\(entryColumns) WHERE e.entry_id = ANY($1::bigint[])", [live]) {
-                let entry = try entry(from: row)
-                entries[entry.id] = entry
-            }
-        }
-        return rows.map { position, entryID, ownerID in
-            ChangeFeed.Row(position: position, entryID: entryID, entry: entries[entryID], ownerID: ownerID)
+            """, [audience, after, Int64(limit)]).map { row in
+            let (position, entryID, ownerID) = try row.decode((Int64, Int64, Int64?).self)
+            let entry = try ownerID == nil ? nil : Self.entry(from: row.skipping(changeColumns))
+            return ChangeFeed.Row(position: position, entryID: entryID, entry: entry, ownerID: ownerID)
         }
     }
+
+    /// How many of the change's own columns come before the entry's in `changeRows`.
+    private static let changeColumns = 3
 }
 
 extension PostgresDiaryStore {

@@ -144,8 +144,11 @@ extension PostgresDiaryStore {
 
 extension PostgresDiaryStore {
     /// An entry's columns with its author (the name of its diary's owner) and its tags.
-    static let entrySelectList = """
-        SELECT e.entry_id, e.diary_id, u.name, e.title, e.body, e.created, e.updated,
+    static let entrySelectList = "SELECT \(entryColumnList)"
+
+    /// The columns of `entrySelectList`, for a statement that selects others before them.
+    static let entryColumnList = """
+        e.entry_id, e.diary_id, u.name, e.title, e.body, e.created, e.updated,
         ARRAY(SELECT t.tag FROM entry_tags t WHERE t.entry_id = e.entry_id), e.visibility, e.draft_visibility,
         e.scheduled_visibility
         """

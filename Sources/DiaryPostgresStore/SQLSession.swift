@@ -263,9 +263,24 @@ struct SQLSession {
 /// here every cell is read as binary, which is what the server sent for any statement.
 struct SQLRow: Sendable {
     let row: PostgresRow
+    /// Cells `decode` passes over first: a statement that puts its own columns before a list
+    /// another decoder reads (the change feed's, before an entry's).
+    private var skipped = 0
+
+    init(row: PostgresRow) {
+        self.row = row
+    }
+
+    /// The same row, its first `count` cells (after those already skipped) passed over.
+    func skipping(_ count: Int) -> SQLRow {
+        var view = self
+        view.skipped += count
+        return view
+    }
 
     func decode<each Column: PostgresDecodable>(_ types: (repeat each Column).Type) throws -> (repeat each Column) {
         var cells = row.makeIterator()
+        for _ in 0..<skipped { _ = cells.next() }
         func next<Value: PostgresDecodable>(_: Value.Type) throws -> Value {
             guard var cell = cells.next() else {
                 throw PostgresDecodingError.Code.missingData

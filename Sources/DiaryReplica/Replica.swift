@@ -56,17 +56,28 @@ public struct ReplicaSync: Sendable {
     /// server says nothing more follows. A failure leaves every page before it applied.
     /// On a 410, the replica is emptied (`reopen` makes a fresh one) and the sync starts over.
     /// `owner`: the token's user name (nil without a token).
+    ///
+    /// The next page is asked for as soon as a page's cursor is known, and comes while this one
+    /// is written: the server's work (and the network's) overlaps the client's. The replica's
+    /// cursor still moves only with the page it belongs to, in that page's transaction.
     public func run(
-        _ replica: Replica, owner: String?, now: () -> Date = Date.init, fetch: (ChangeCursor?) async throws -> ChangePage,
-        reopen: () throws -> Replica
+        _ replica: Replica, owner: String?, now: () -> Date = Date.init,
+        fetch: @escaping @Sendable (ChangeCursor?) async throws -> ChangePage, reopen: () throws -> Replica
     ) async throws -> (Outcome, Replica) {
         var replica = replica
         var outcome = Outcome()
         var cursor = try replica.store.replicaState().cursor.flatMap(ChangeCursor.init)
+        var prefetched: Task<ChangePage, any Error>?
+        defer { prefetched?.cancel() }
         while true {
             let page: ChangePage
             do {
-                page = try await fetch(cursor)
+                if let task = prefetched {
+                    prefetched = nil
+                    page = try await task.value
+                } else {
+                    page = try await fetch(cursor)
+                }
             } catch is CursorExpired where !outcome.restarted {
                 replica.close()
                 try Replica.remove(replica.location)
@@ -78,6 +89,7 @@ public struct ReplicaSync: Sendable {
             guard let next = page.nextCursor else {
                 throw InvalidPage(detail: "its next cursor '\(page.next.prefix(40))' is not one")
             }
+            if page.more { prefetched = Task { try await fetch(next) } }
             try replica.store.applyReplicated(page.changes, cursor: next.description, syncedAt: now(), owner: owner)
             outcome.changes += page.changes.count
             cursor = next

@@ -22,7 +22,7 @@ public struct ReplicaReader: Sendable {
         guard FileManager.default.fileExists(atPath: location.file.path) else {
             throw Unavailable(description: "no local copy of it to read yet (diary sync makes one while the server is up)")
         }
-        let state: (cursor: String?, syncedAt: Date?, ownerID: Int64?)
+        let state: (cursor: String?, syncedAt: Date?, owner: String?, ownerID: Int64?)
         do {
             replica = try Replica(location)
             state = try replica.store.replicaState()
@@ -38,9 +38,14 @@ public struct ReplicaReader: Sendable {
     }
 
     public func entries(_ query: EntryQuery) throws(StoreError) -> EntryPage {
+        try results(query).page
+    }
+
+    /// A page and the store's position after it, for paging on by keyset (`diary browse`).
+    public func results(_ query: EntryQuery) throws(StoreError) -> EntryResults {
         var query = query
         query.viewerID = viewerID
-        return try replica.store.entries(query).page
+        return try replica.store.entries(query)
     }
 
     public func entry(id: Int64) throws(StoreError) -> Entry? {

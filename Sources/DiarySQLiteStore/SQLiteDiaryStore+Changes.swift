@@ -22,17 +22,17 @@ extension SQLiteDiaryStore {
     /// columns NULL when deleted) and the entry's owner.
     static func changeRows(_ db: Database, audience: Int64, after: Int64, limit: Int) throws -> [ChangeFeed.Row] {
         let statement = try db.cachedStatement(sql: """
-            \(entrySelectList), c.position, c.entry_id, d.user_id FROM entry_changes c
-            LEFT JOIN entries e ON e.entry_id = c.entry_id LEFT JOIN diaries d ON d.diary_id = e.diary_id
+            \(entrySelectList), c.position AS change_position, c.entry_id AS change_entry_id, d.user_id AS change_owner
+            FROM entry_changes c LEFT JOIN entries e ON e.entry_id = c.entry_id LEFT JOIN diaries d ON d.diary_id = e.diary_id
             LEFT JOIN users u ON u.user_id = d.user_id
             WHERE c.audience = ? AND c.position > ? ORDER BY c.position LIMIT ?
             """)
-        // The change's own columns come after the entry's 11 (`entrySelectList`).
+        // The change's own columns by name: `entrySelectList` may grow without moving them.
         return try Array(Row.fetchCursor(statement, arguments: [audience, after, limit]).map { row in
-            let exists = row[0] as Int64? != nil
+            let owner: Int64? = try row.decode(forColumn: "change_owner")
             return try ChangeFeed.Row(
-                position: row.decode(atIndex: 11), entryID: row.decode(atIndex: 12),
-                entry: exists ? entry(from: row) : nil, ownerID: row[13]
+                position: row.decode(forColumn: "change_position"), entryID: row.decode(forColumn: "change_entry_id"),
+                entry: owner != nil ? entry(from: row) : nil, ownerID: owner
             )
         })
     }

@@ -15,6 +15,7 @@ extension SQLiteDiaryStore {
     /// replica is read with.
     public func applyReplicated(_ changes: [EntryChange], cursor: String, syncedAt: Date, owner: String?) throws(StoreError) {
         try write(.operation("replica page")) { db in
+            try Self.withoutChangeFeed(db)
             for change in changes {
                 switch change {
                 case .deleted(let id):
@@ -32,20 +33,33 @@ extension SQLiteDiaryStore {
         }
     }
 
-    /// Where the last sync left off, when it ended, and the local id of the token's user
-    /// (nil without a token, or while the replica holds nothing of theirs); nils for a replica
-    /// never synced.
-    public func replicaState() throws(StoreError) -> (cursor: String?, syncedAt: Date?, ownerID: Int64?) {
+    /// Where the last sync left off, when it ended, the name of the token's user (kept so that
+    /// a sync need not ask the server `/api/me` each time: a token never changes hands, and the
+    /// replica's file is the token's) and their local id (nil without a token, or while the
+    /// replica holds nothing of theirs); nils for a replica never synced.
+    public func replicaState() throws(StoreError) -> (cursor: String?, syncedAt: Date?, owner: String?, ownerID: Int64?) {
         try read(.operation("replica state")) { db in
             let statement = try db.cachedStatement(sql: "SELECT value FROM settings WHERE name = ?")
             func text(_ name: String) throws -> String? {
                 try Data.fetchOne(statement, arguments: [name]).map { String(decoding: $0, as: UTF8.self) }
             }
-            let owner = try text("replica_owner").flatMap { name in
+            let owner = try text("replica_owner")
+            let ownerID = try owner.flatMap { name in
                 try Int64.fetchOne(db.cachedStatement(sql: "SELECT user_id FROM users WHERE name = ?"), arguments: [name])
             }
-            return (try text("replica_cursor"), try text("replica_synced").flatMap(RFC3339.date(from:)), owner)
+            return (try text("replica_cursor"), try text("replica_synced").flatMap(RFC3339.date(from:)), owner, ownerID)
         }
+    }
+
+    /// A replica serves no change feed: the triggers that number every write for one (schema
+    /// v5) would only fill `entry_changes` with rows nobody reads, at a cost on every entry
+    /// written (a first sync writes them all). Dropped in the replica's file only, in the
+    /// page's transaction, and again should a later migration bring them back.
+    static func withoutChangeFeed(_ db: Database) throws {
+        for trigger in ["entries_changes_insert", "entries_changes_update", "entries_changes_delete"] {
+            try db.execute(sql: "DROP TRIGGER IF EXISTS \(trigger)")
+        }
+        try db.execute(sql: "DELETE FROM entry_changes")
     }
 
     /// Writes `entry` as the server gave it, with its author and diary made when first seen.

@@ -101,7 +101,8 @@ extension DiaryCommand {
                 }
                 return Entry(
                     id: 0, diaryID: newEntry.diaryID ?? owner.diaryID, author: owner.name, title: newEntry.title, body: newEntry.body,
-                    created: newEntry.created ?? now, updated: now, tags: newEntry.tags ?? [], visibility: newEntry.visibility?.value ?? .public
+                    created: newEntry.created ?? now, updated: now, tags: newEntry.tags ?? [], visibility: newEntry.visibility?.value ?? .public,
+                    draft: newEntry.draft ?? false
                 )
             }
         }

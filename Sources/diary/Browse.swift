@@ -2,6 +2,8 @@ import ArgumentParser
 import DiaryAPI
 import DiaryBrowser
 import DiaryClient
+import DiaryReplica
+import Foundation
 import Terminal
 
 // MARK: - diary browse
@@ -13,6 +15,7 @@ extension DiaryCommand {
             discussion: """
                 Keys: j/k or arrows move, Space/PgDn and b/PgUp page, g/G first and last, Enter or → opens, \
                 q/Esc/← go back (q on the list quits), / searches (Esc clears it), r reloads, ? shows the keys. \
+                Without the server (or with --offline) it browses the local copy (diary sync), and r syncs it first. \
                 More entries load as the selection nears the end. Needs a terminal; `diary list` prints entries into a pipe.
                 """
         )
@@ -46,8 +49,12 @@ extension DiaryCommand {
                 Output.error("diary browse needs a terminal; use diary list to print entries")
                 throw ExitCode.validationFailure
             }
-            let client = try globals.makeClient()
-            let browser = Browser(source: ClientEntrySource(client: client), listing: try listing(), style: globals.style)
+            let source = FallbackEntrySource(
+                client: try globals.makeClient(), location: ReplicaLocation(server: try globals.serverURL(), token: globals.resolvedToken()),
+                style: globals.style, alwaysOffline: globals.offline,
+                fallbackAllowed: ProcessInfo.processInfo.environment["DIARY_OFFLINE"] != "never"
+            )
+            let browser = Browser(source: source, listing: try listing(), style: globals.style)
             let status = try browser.run()
             if status != 0 { throw ExitCode(status) }
         }
@@ -61,19 +68,29 @@ struct ClientEntrySource: EntrySource {
     var name: String { client.serverURL.absoluteString }
 
     func page(of listing: Listing, after cursor: String?, count: Int) async throws(EntrySourceError) -> EntryPage {
-        let filter = EntryFilter(query: listing.query, order: .newest, tags: listing.tag.map { [$0] } ?? [], cursor: cursor)
-        let page = PageRequest(perPage: count)
         do {
-            if let diaryID = listing.diaryID {
-                return try await client.send(ListDiaryEntries(diaryID: diaryID, page: page, filter: filter))
-            }
-            return try await client.send(ListEntries(page: page, filter: filter))
+            return try await fetch(listing, after: cursor, count: count)
         } catch {
-            throw EntrySourceError(ErrorReport.message(for: error) ?? String(describing: error))
+            throw Self.sourceError(error)
         }
     }
 
     func imageSizes(in entries: [Entry]) async -> [String: (width: Int, height: Int)] {
         await client.imageSizes(in: entries.map(\.body))
+    }
+
+    /// The page, or the client's own error (a `ConnectionError` lets the caller fall back).
+    func fetch(_ listing: Listing, after cursor: String?, count: Int) async throws -> EntryPage {
+        let filter = EntryFilter(query: listing.query, order: .newest, tags: listing.tag.map { [$0] } ?? [], cursor: cursor)
+        let page = PageRequest(perPage: count)
+        if let diaryID = listing.diaryID {
+            return try await client.send(ListDiaryEntries(diaryID: diaryID, page: page, filter: filter))
+        }
+        return try await client.send(ListEntries(page: page, filter: filter))
+    }
+
+    /// A failure in the one line the status line shows.
+    static func sourceError(_ error: any Error) -> EntrySourceError {
+        EntrySourceError(ErrorReport.message(for: error) ?? String(describing: error))
     }
 }

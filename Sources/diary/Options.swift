@@ -25,7 +25,7 @@ struct GlobalOptions: ParsableArguments {
     @Flag(help: "No bold or colour (also when $NO_COLOR is set).")
     var noColor = false
 
-    @Flag(help: "Read the local copy (diary sync) instead of the server: list, show, search and tags.")
+    @Flag(help: "Read the local copy (diary sync) instead of the server: list, show, search, tags and browse.")
     var offline = false
 
     /// How this run shows dates and emphasis.

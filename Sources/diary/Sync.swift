@@ -3,6 +3,7 @@ import DiaryAPI
 import DiaryClient
 import DiaryReplica
 import DiaryStore
+import DiaryTerminal
 import Foundation
 
 // MARK: - diary sync
@@ -28,12 +29,33 @@ extension DiaryCommand {
             let client = try globals.makeClient()
             let location = ReplicaLocation(server: try globals.serverURL(), token: globals.resolvedToken())
             if reset { try Self.confirmReset(location) }
-            let user = client.hasToken ? try await client.send(GetCurrentUser()).name : nil
+            let report = try await Self.perform(client: client, location: location, reset: reset, style: globals.style)
+            let restarted = report.outcome.restarted ? " (the server no longer had what the copy needed: synced again from the beginning)" : ""
+            let count = report.outcome.changes
+            Output.write("synced \(count) change\(count == 1 ? "" : "s") to \(location.file.path)\(restarted)\n")
+            guard report.conflicts.isEmpty else {
+                for line in report.conflicts { try? FileHandle.standardError.write(contentsOf: Data((line + "\n").utf8)) }
+                throw ExitCode.failure
+            }
+        }
+
+        /// What one sync did: the changes pulled, and one line per conflict among those sent.
+        struct Report {
+            var outcome: ReplicaSync.Outcome
+            var conflicts: [String]
+        }
+
+        /// Sends the outbox, then pulls the change feed into the replica at `location` (thrown
+        /// away first with `reset`): `diary sync`, and `r` in `diary browse` offline.
+        static func perform(client: DiaryClient, location: ReplicaLocation, reset: Bool, style: DisplayStyle) async throws -> Report {
+            // Asked before a reset throws the copy away, so that a refused token keeps it.
+            let asked = client.hasToken && reset ? try await client.send(GetCurrentUser()).name : nil
             if reset { try Replica.remove(location) }
             let replica = try Self.open(location)
             defer { replica.close() }
+            let user = try await Self.owner(of: replica, client: client, asked: asked)
             // What was written offline goes first, in order; the pull then brings the server's versions.
-            let conflicts = client.hasToken ? try await OutboxSender(client: client, replica: replica, style: globals.style).send() : []
+            let conflicts = client.hasToken ? try await OutboxSender(client: client, replica: replica, style: style).send() : []
             let (outcome, final) = try await ReplicaSync().run(
                 replica, owner: user,
                 fetch: { cursor in
@@ -46,12 +68,7 @@ extension DiaryCommand {
                 reopen: { try Self.open(location) }
             )
             if final !== replica { final.close() }
-            let restarted = outcome.restarted ? " (the server no longer had what the copy needed: synced again from the beginning)" : ""
-            Output.write("synced \(outcome.changes) change\(outcome.changes == 1 ? "" : "s") to \(location.file.path)\(restarted)\n")
-            guard conflicts.isEmpty else {
-                for line in conflicts { try? FileHandle.standardError.write(contentsOf: Data((line + "\n").utf8)) }
-                throw ExitCode.failure
-            }
+            return Report(outcome: outcome, conflicts: conflicts)
         }
 
         /// Changes written offline and not sent are lost with the copy: asked first at a
@@ -69,6 +86,16 @@ extension DiaryCommand {
             guard let answer = readLine(), answer.lowercased().hasPrefix("y") else {
                 throw CommandFailure("the copy was not reset")
             }
+        }
+
+        /// The name of the token's user: the one the replica keeps from its first sync, else
+        /// the server's `/api/me` (one request saved on every later sync: a token never
+        /// changes hands, and the replica's file is the token's).
+        static func owner(of replica: Replica, client: DiaryClient, asked: String?) async throws -> String? {
+            guard client.hasToken else { return nil }
+            if let asked { return asked }
+            if let kept = try replica.store.replicaState().owner { return kept }
+            return try await client.send(GetCurrentUser()).name
         }
 
         /// The replica, or one line saying it cannot be opened and how to start afresh.

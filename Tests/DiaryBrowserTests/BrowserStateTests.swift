@@ -156,6 +156,10 @@ import Testing
         #expect(screen.last?.hasPrefix(" cannot reach the diary server") == true)
         guard case .load(let again) = state.handle(.character("r")).first else { Issue.record("r did not reload"); return }
         #expect(again.listing.tag == "travel" && again.generation > load.generation)
+        // `r` asks the source to bring itself up to date first (a replica syncs), and says so.
+        #expect(again.refresh && state.screen().last?.contains("refreshing…") == true)
+        _ = state.received(again, .failure(EntrySourceError("sync failed: cannot reach the diary server")))
+        #expect(state.screen().last?.hasPrefix(" sync failed: cannot reach the diary server · r reloads") == true)
     }
 
     @Test func markersAndTheSelectionWithColourAndWithout() {

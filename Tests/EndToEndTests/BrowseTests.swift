@@ -24,14 +24,17 @@ import Testing
     /// A shell in tmux that records `stty -a`, runs browse, then prints its exit status and
     /// whether `stty -a` reads the same (but for its first line, which holds the window size
     /// that a test may change); `pidFile` receives browse's process id.
-    static func browseInShell(_ server: ServerProcess, token: String? = nil, arguments: String = "", pidFile: URL, columns: Int = 80, rows: Int = 24) throws -> Tmux {
+    static func browseInShell(
+        _ server: ServerProcess, token: String? = nil, arguments: String = "", pidFile: URL, columns: Int = 80, rows: Int = 24,
+        environment: [String: String] = [:]
+    ) throws -> Tmux {
         let client = "\(Binaries.client.path) --server \(server.url)" + (token.map { " --token \($0)" } ?? "")
         let script = """
             stty -a | sed 1d > \(pidFile.path).before; sh -c 'echo $$ > \(pidFile.path); exec \(client) browse \(arguments)'; \
             echo "EXIT $?"; stty -a | sed 1d > \(pidFile.path).after; \
             if cmp -s \(pidFile.path).before \(pidFile.path).after; then echo "STTY SAME"; else echo "STTY CHANGED"; fi; sleep 600
             """
-        return try Tmux(script, columns: columns, rows: rows, environment: ["TZ": "Asia/Tokyo", "NO_COLOR": "1"])
+        return try Tmux(script, columns: columns, rows: rows, environment: environment.merging(["TZ": "Asia/Tokyo", "NO_COLOR": "1"]) { $1 })
     }
 
     static func lines(_ screen: String) -> [Substring] { screen.split(separator: "\n", omittingEmptySubsequences: false) }

@@ -4,8 +4,8 @@ import Foundation
 import Testing
 
 /// The server `DIARY_TEST_POSTGRES_URL` names (`scripts/postgres` starts one), or nil: then
-/// these tests are skipped.
-private let postgresServer: PostgresURL? = ProcessInfo.processInfo.environment["DIARY_TEST_POSTGRES_URL"].flatMap { try? PostgresURL($0) }
+/// these tests are skipped (PostgresReplicaTests too).
+let postgresServer: PostgresURL? = ProcessInfo.processInfo.environment["DIARY_TEST_POSTGRES_URL"].flatMap { try? PostgresURL($0) }
 
 /// `diary-server --database postgres://…`: serve, user add and user token on PostgreSQL.
 @Suite(.serialized) struct PostgresEndToEndTests {

@@ -1,0 +1,103 @@
+"""The offline replica's rows of scripts/bench (issue 22), on the seeded server of the main table.
+
+- the first `diary sync` of every entry (wall time, and the client's peak RSS from wait4);
+- a sync with nothing new, against `curl -s` fetching the same empty change page (hyperfine);
+- `diary list --offline` against `diary list` from the server (hyperfine);
+- an offline `diary search` for a word one entry holds (hyperfine).
+
+Each row carries its bound (`target`, `ok`), computed from the same run, like the main table's.
+Standard library only; hyperfine and curl are installed by scripts/bench.
+"""
+
+import json
+import os
+import sqlite3
+import subprocess
+import tempfile
+import time
+
+RARE_WORD = "zzyzxquokka"
+
+
+def _row(name, seconds, rss_mib=None, runs=None):
+    """A row of the main table for a command timed `seconds` (median), with its runs' times."""
+    times = sorted(runs or [seconds])
+    return {"scenario": name, "connections": 1, "requests_per_s": 1 / seconds, "p50_ms": seconds * 1000,
+            "p99_ms": times[min(len(times) - 1, int(len(times) * 0.99))] * 1000,
+            "non_2xx": 0, "socket_errors": 0, "errors": 0, "rss_mib": rss_mib}
+
+
+def _timed_sync(diary, environment):
+    """`diary sync` to its end: (seconds, peak RSS MiB of that process alone, from wait4)."""
+    started = time.monotonic()
+    process = subprocess.Popen([diary, "sync"], env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.monotonic() - started
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        raise SystemExit(f"bench: diary sync failed ({process.returncode}): {process.stderr.read().decode()[-2000:]}")
+    return seconds, usage.ru_maxrss / 1024
+
+
+def _hyperfine(folder, environment, commands, runs=30):
+    """Each command's times (seconds) under hyperfine -N, in order."""
+    export = os.path.join(folder, "hyperfine-replica.json")
+    subprocess.run(["hyperfine", "-N", "--warmup", "3", "--runs", str(runs), "--export-json", export, *commands],
+                   env=environment, check=True, capture_output=True, timeout=600)
+    with open(export) as file:
+        return [result["times"] for result in json.load(file)["results"]]
+
+
+def _median(times):
+    ordered = sorted(times)
+    return ordered[len(ordered) // 2]
+
+
+def _replica_cursor(data_home):
+    """The cursor the replica under `data_home` keeps (its one file)."""
+    folder = os.path.join(data_home, "diary")
+    (name,) = [name for name in os.listdir(folder) if name.endswith(".sqlite3")]
+    with sqlite3.connect(os.path.join(folder, name)) as database:
+        (value,) = database.execute("SELECT value FROM settings WHERE name = 'replica_cursor'").fetchone()
+    return bytes(value).decode()
+
+
+def measure_replica(bin_folder, url, token, entries, log):
+    """The four rows, judged. Writes one entry (the rare word) first: run it after the rows
+    that compare bytes with nginx."""
+    diary = os.path.join(bin_folder, "diary")
+    data_home = tempfile.mkdtemp(prefix="diary-bench-replica-")
+    environment = dict(os.environ, DIARY_SERVER=url, DIARY_TOKEN=token, XDG_DATA_HOME=data_home, NO_COLOR="1")
+    subprocess.run([diary, "add", f"A rare word {RARE_WORD}", "--body", "for the offline search row", "--private"],
+                   env=environment, check=True, capture_output=True, timeout=60)
+    log(f"first diary sync of {entries:,} entries")
+    seconds, rss = _timed_sync(diary, environment)
+    rows = [_row(f"first diary sync ({entries:,} entries)", seconds, rss)]
+    bound = 3 if entries <= 10_000 else 30 if entries <= 100_000 else None
+    if bound:
+        rows[0]["target"] = f"<={bound} s" + (", client RSS<=100 MiB" if entries > 10_000 else "")
+        rows[0]["ok"] = seconds <= bound and (entries <= 10_000 or rss <= 100)
+
+    log("timing a sync with nothing new against curl, and offline reads")
+    changes = f"{url}/api/changes?since={_replica_cursor(data_home)}&limit=500"
+    sync, curl = _hyperfine(data_home, environment, [
+        f"{diary} sync", f"curl -s -H 'Authorization: Bearer {token}' {changes}"])
+    offline, online = _hyperfine(data_home, environment, [f"{diary} list --offline", f"{diary} list"])
+    (search,) = _hyperfine(data_home, environment, [f"{diary} search {RARE_WORD} --offline"])
+
+    def compared(name, times, reference, reference_name, bound):
+        row = _row(name, _median(times), runs=times)
+        row["ratio"], row["ratio_of"] = _median(times) / _median(reference), reference_name
+        row["target"], row["ok"] = f"<={bound}x {reference_name}", row["ratio"] <= bound
+        return row
+
+    rows.append(compared("diary sync, nothing new", sync, curl, "curl time", 1.5))
+    rows.append(_row("curl -s (same empty change page)", _median(curl), runs=curl))
+    rows.append(compared("diary list --offline", offline, online, "diary list online", 1.0))
+    rows.append(_row("diary list (local server)", _median(online), runs=online))
+    searched = _row(f"offline diary search, rare word ({entries:,})", _median(search), runs=search)
+    if entries >= 100_000:
+        searched["target"], searched["ok"] = "<=100 ms", searched["p50_ms"] <= 100
+    rows.append(searched)
+    subprocess.run(["rm", "-rf", data_home], check=False)
+    return rows
