@@ -66,7 +66,7 @@ public struct DiaryApplication: HTTPResponder {
         let authenticator = Authenticator(store: store)
         Self.addRoutes(to: &router, handlers: handlers, authenticator: authenticator, cache: cache)
         Self.addPages(to: &router, handlers: handlers, cache: cache, site: site, pages: pages)
-        Self.addMediaFiles(to: &router, handlers: handlers, authenticator: authenticator, pages: pages)
+        Self.addMediaFiles(to: &router, handlers: handlers, authenticator: authenticator, pages: pages, cache: cache)
         // Outside the API, people read: the router's own problems are pages too.
         router.problemResponse = { request, problem, headers in
             Response.isAPI(request) ? Response(problem: problem, headers: headers) : Response(errorPage: problem, pages: pages, headers: headers)
