@@ -6,15 +6,20 @@ import HTTPTypes
 
 extension Handlers {
     /// Processes the upload (`MediaProcessing`: at most a few at once), then keeps it within
-    /// the user's quota. A retry with the same `Idempotency-Key` and the same bytes answers the
-    /// image the first kept (processed again, then found by its key in the store's transaction).
+    /// the user's quota. Cheap things first: a retry with the same `Idempotency-Key` and the
+    /// same bytes answers the image the first kept, and a user whose images fill the quota is
+    /// refused, both before any processing; the store's transaction checks both again.
     func uploadMedia(_ endpoint: UploadMedia, _ context: RequestContext) throws(Problem) -> Reply<MediaItem> {
         let user = try context.authenticatedUser()
         let upload = try endpoint.body.required()
         let key = try context.idempotencyKey(forRawBody: upload.bytes)
+        let quota = mediaProcessing.limits.quotaBytes
+        if let earlier = try run({ () throws(StoreError) in try store.checkMediaUpload(userID: user.id, quota: quota, idempotency: key) }) {
+            return Reply(earlier, replayed: true)
+        }
         let media = try mediaProcessing.process(upload)
         let created = try run { () throws(StoreError) in
-            try store.createMedia(userID: user.id, media: media, quota: mediaProcessing.limits.quotaBytes, idempotency: key)
+            try store.createMedia(userID: user.id, media: media, quota: quota, idempotency: key)
         }
         return Reply(created.value, replayed: created.replayed)
     }
@@ -67,7 +72,7 @@ extension RequestContext {
     /// the upload's processing.
     func idempotencyKey(forRawBody bytes: [UInt8]) throws(Problem) -> IdempotencyKey? {
         guard let checked = try idempotencyKey(for: NoBody()) else { return nil }
-        return IdempotencyKey(key: checked.key, fingerprint: EntityTag.of(Array(request.path.utf8) + [0] + bytes))
+        return IdempotencyKey(key: checked.key, fingerprint: ResponseTag.of(parts: [Array(request.path.utf8), [0], bytes]))
     }
 }
 

@@ -135,6 +135,15 @@ import Testing
         let refused = upload(t, alice, TestImages.jpeg, type: "image/jpeg")
         #expect(refused.status == 507 && refused.problem?.type == "/problems/media-quota-exceeded", "\(refused.text)")
         #expect(try t.request("GET", "/api/media", token: alice).decoded(MediaPage.self).total == 1)
+        // Checked before processing: once the quota is filled to the byte, even bytes that are
+        // no image are a 507, not the 415 that processing them would answer.
+        let kept = try t.request("GET", "/api/media", token: alice).decoded(MediaPage.self).media[0].bytes
+        let full = try TestApplication(configuration: .init(mediaLimits: MediaLimits(quotaBytes: .init(kept))))
+        let bob = try full.addUser("bob")
+        #expect(upload(full, bob, Array("no image at all".utf8)).status == 415)
+        #expect(upload(full, bob, TestImages.png).status == 201)
+        let refusedFirst = upload(full, bob, Array("no image at all".utf8))
+        #expect(refusedFirst.status == 507, "\(refusedFirst.text)")
 
         // The larger limit is for a token that may write: without one, or with a read token,
         // an upload keeps the transport's limit and is refused from its head past it.
