@@ -145,4 +145,20 @@ public struct PageRequest: Sendable, Equatable {
     var queryItems: [URLQueryItem] {
         [URLQueryItem(name: "page", value: String(page)), URLQueryItem(name: "per_page", value: String(perPage))]
     }
+
+    /// The rows this page skips (an SQL OFFSET), the same for entries and images: one short of
+    /// `Int.max` when that overflows, past any row but room for the one read past the page.
+    public var offset: Int {
+        let (offset, overflow) = max(page - 1, 0).multipliedReportingOverflow(by: max(perPage, 0))
+        return overflow ? Int.max - 1 : offset
+    }
+
+    /// The numbers of the pages before and after this one, for a list of `total` items: none
+    /// after the last (or past what an `Int` counts), none before the first. `moreFollow`,
+    /// when given, says whether items follow instead of `total` (which is then an estimate).
+    public func neighbours(total: Int, moreFollow: Bool? = nil) -> (next: Int?, previous: Int?) {
+        let (seen, overflow) = page.multipliedReportingOverflow(by: perPage)
+        let more = moreFollow ?? (seen < total)
+        return (!overflow && more ? page + 1 : nil, page > 1 ? page - 1 : nil)
+    }
 }

@@ -130,10 +130,9 @@ public struct EntryPage: Codable, Sendable, Equatable {
         self.perPage = perPage
         self.total = total
         self.totalIsEstimate = totalIsEstimate
-        let (seen, overflow) = page.multipliedReportingOverflow(by: perPage)
-        let more = totalIsEstimate ? moreFollow : seen < total
-        self.nextPage = !overflow && more ? page + 1 : nil
-        self.prevPage = page > 1 ? page - 1 : nil
+        (nextPage, prevPage) = PageRequest(page: page, perPage: perPage).neighbours(
+            total: total, moreFollow: totalIsEstimate ? moreFollow : nil
+        )
         self.nextCursor = nextCursor
     }
 

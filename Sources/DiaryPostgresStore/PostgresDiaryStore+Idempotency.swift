@@ -18,10 +18,16 @@ extension PostgresDiaryStore {
             "SELECT pg_advisory_xact_lock($1, hashtext($2))", [idempotencyLockClass, "\(userID):\(idempotency.key)"]
         )
         try session.execute("DELETE FROM idempotency_keys WHERE created < $1", [IdempotencyKey.expiry(now: now)])
-        let record = try session.one((String, String, Int64).self, """
-            SELECT fingerprint, resource, resource_id FROM idempotency_keys WHERE user_id = $1 AND key = $2
-            """, [userID, idempotency.key]).map { IdempotencyRecord(fingerprint: $0, resource: $1, resourceID: $2) }
+        let record = try idempotencyRecord(session, for: idempotency, userID: userID, now: now)
         return try idempotency.replayedID(from: record, creating: resource)
+    }
+
+    /// The record of this key, unless it is older than `IdempotencyKey.lifetime`: a read, for
+    /// reads outside a writing transaction too.
+    static func idempotencyRecord(_ session: SQLSession, for idempotency: IdempotencyKey, userID: Int64, now: Date) throws -> IdempotencyRecord? {
+        try session.one((String, String, Int64).self, """
+            SELECT fingerprint, resource, resource_id FROM idempotency_keys WHERE user_id = $1 AND key = $2 AND created >= $3
+            """, [userID, idempotency.key, IdempotencyKey.expiry(now: now)]).map { IdempotencyRecord(fingerprint: $0, resource: $1, resourceID: $2) }
     }
 
     /// Remembers that this key created `id`, in the transaction that created it.

@@ -18,8 +18,7 @@ extension PostgresDiaryStore {
             // the second read the sum after the first committed (READ COMMITTED), so both
             // cannot pass the quota.
             try session.execute("SELECT 1 FROM users WHERE user_id = $1 FOR UPDATE", [userID])
-            let used = try session.one((Int64).self, "SELECT coalesce(sum(bytes), 0)::bigint FROM media WHERE user_id = $1", [userID]) ?? Int64(0)
-            try MediaAccess.checkQuota(used: used, adding: media.data.count, quota: quota)
+            try MediaAccess.checkQuota(used: Self.mediaBytes(session, userID: userID), adding: media.data.count, quota: quota)
             let id = MediaID.random()
             guard let row = try session.one((Int64).self, """
                 INSERT INTO media (media_id, user_id, content_type, width, height, bytes, data, created)
@@ -35,22 +34,37 @@ extension PostgresDiaryStore {
         }
     }
 
+    public func checkMediaUpload(userID: Int64, quota: Int64, idempotency: IdempotencyKey?) throws(StoreError) -> MediaItem? {
+        try read(.operation("new image of user \(userID)")) { session in
+            if let idempotency {
+                let record = try Self.idempotencyRecord(session, for: idempotency, userID: userID, now: now())
+                if let earlier = try idempotency.replayedID(from: record, creating: .media) {
+                    return try Self.mediaItem(session, row: earlier)
+                }
+            }
+            try MediaAccess.checkQuota(used: Self.mediaBytes(session, userID: userID), adding: MediaAccess.smallestImage, quota: quota)
+            return nil
+        }
+    }
+
     public func media(id: MediaID, viewerID: Int64?) throws(StoreError) -> StoredMedia? {
         try statement(.media(id.text)) { session in
-            guard let row = try session.query(Self.mediaSQL, [id.text]).first else { return nil }
+            guard let row = try session.query(Self.mediaSQL, [id.text, viewerID]).first else { return nil }
             let (mediaID, type, width, height, bytes, created, ownerID, linked, data) = try row.decode(
-                (String, String, Int, Int, Int, Date, Int64, Bool, ByteBuffer).self
+                (String, String, Int, Int, Int, Date, Int64, Bool, ByteBuffer?).self
             )
-            guard MediaAccess.maySee(ownerID: ownerID, viewerID: viewerID, linkedFromReadableEntry: linked) else { return nil }
+            guard MediaAccess.maySee(ownerID: ownerID, viewerID: viewerID, linkedFromReadableEntry: linked), let data else { return nil }
             let item = MediaItem(id: mediaID, contentType: type, width: width, height: height, bytes: bytes, created: created)
             return StoredMedia(item: item, data: Array(data.readableBytesView), isPublic: linked)
         }
     }
 
-    /// One image with its owner, whether an entry anyone may read links to it, and its bytes.
+    /// One image with its owner, whether an entry anyone may read links to it, and its bytes
+    /// only when the viewer ($2, NULL for anyone) may see it: a refusal reads no TOAST.
     static let mediaSQL = PreparedSQL("""
         SELECT m.media_id, m.content_type, m.width, m.height, m.bytes, m.created, m.user_id,
-        \(MediaAccess.linkedFromReadableEntry()), m.data FROM media m WHERE m.media_id = $1::text
+        \(MediaAccess.linkedFromReadableEntry()), \(MediaAccess.dataIfVisible(viewer: "$2::bigint"))
+        FROM media m WHERE m.media_id = $1::text
         """)
 
     public func mediaSizes(ids: [MediaID], viewerID: Int64?) throws(StoreError) -> [String: MediaSize] {
@@ -78,7 +92,7 @@ extension PostgresDiaryStore {
                 ARRAY(SELECT l.entry_id FROM entry_media l JOIN entries e ON e.entry_id = l.entry_id
                       JOIN diaries d ON d.diary_id = e.diary_id WHERE l.media_id = m.media_id AND d.user_id = m.user_id ORDER BY l.entry_id)
                 FROM media m WHERE m.user_id = $1 ORDER BY m.created DESC, m.media_row DESC LIMIT $2 OFFSET $3
-                """, [ownerID, page.perPage, MediaAccess.offset(of: page)])
+                """, [ownerID, page.perPage, page.offset])
             let items = try rows.map { row in
                 let (id, type, width, height, bytes, created, entryIDs) = try row.decode((String, String, Int, Int, Int, Date, [Int64]).self)
                 return MediaItem(id: id, contentType: type, width: width, height: height, bytes: bytes, created: created, entryIDs: entryIDs)
@@ -98,6 +112,11 @@ extension PostgresDiaryStore {
 // MARK: - Rows and links
 
 extension PostgresDiaryStore {
+    /// The bytes `userID`'s images take.
+    static func mediaBytes(_ session: SQLSession, userID: Int64) throws -> Int64 {
+        try session.one((Int64).self, "SELECT coalesce(sum(bytes), 0)::bigint FROM media WHERE user_id = $1", [userID]) ?? Int64(0)
+    }
+
     static func mediaItem(_ session: SQLSession, row: Int64) throws -> MediaItem? {
         try session.one((String, String, Int, Int, Int, Date).self, """
             SELECT media_id, content_type, width, height, bytes, created FROM media WHERE media_row = $1

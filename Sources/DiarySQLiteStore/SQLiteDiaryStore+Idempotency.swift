@@ -13,13 +13,20 @@ extension SQLiteDiaryStore {
     ) throws -> Int64? {
         let expiry = RFC3339.string(from: IdempotencyKey.expiry(now: now))
         try db.cachedStatement(sql: "DELETE FROM idempotency_keys WHERE created < ?").execute(arguments: [expiry])
+        let record = try idempotencyRecord(db, for: idempotency, userID: userID, now: now)
+        return try idempotency.replayedID(from: record, creating: resource)
+    }
+
+    /// The record of this key, unless it is older than `IdempotencyKey.lifetime`: a read, for
+    /// read transactions too (which cannot forget the expired ones).
+    static func idempotencyRecord(_ db: Database, for idempotency: IdempotencyKey, userID: Int64, now: Date) throws -> IdempotencyRecord? {
         let statement = try db.cachedStatement(sql: """
-            SELECT fingerprint, resource, resource_id FROM idempotency_keys WHERE user_id = ? AND key = ?
+            SELECT fingerprint, resource, resource_id FROM idempotency_keys WHERE user_id = ? AND key = ? AND created >= ?
             """)
-        let record = try Row.fetchOne(statement, arguments: [userID, idempotency.key]).map { row in
+        let expiry = RFC3339.string(from: IdempotencyKey.expiry(now: now))
+        return try Row.fetchOne(statement, arguments: [userID, idempotency.key, expiry]).map { row in
             try IdempotencyRecord(fingerprint: row.decode(atIndex: 0), resource: row.decode(atIndex: 1), resourceID: row.decode(atIndex: 2))
         }
-        return try idempotency.replayedID(from: record, creating: resource)
     }
 
     /// Remembers that this key created `id`, in the transaction that created it.

@@ -14,10 +14,7 @@ extension SQLiteDiaryStore {
                 }
                 return Created(item, replayed: true)
             }
-            let used = try Int64.fetchOne(
-                db.cachedStatement(sql: "SELECT coalesce(sum(bytes), 0) FROM media WHERE user_id = ?"), arguments: [userID]
-            ) ?? 0
-            try MediaAccess.checkQuota(used: used, adding: media.data.count, quota: quota)
+            try MediaAccess.checkQuota(used: Self.mediaBytes(db, userID: userID), adding: media.data.count, quota: quota)
             let id = MediaID.random()
             try db.cachedStatement(sql: """
                 INSERT INTO media (media_id, user_id, content_type, width, height, bytes, data, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -32,34 +29,49 @@ extension SQLiteDiaryStore {
         }
     }
 
+    public func checkMediaUpload(userID: Int64, quota: Int64, idempotency: IdempotencyKey?) throws(StoreError) -> MediaItem? {
+        try read(.operation("new image of user \(userID)")) { db in
+            if let idempotency {
+                let record = try Self.idempotencyRecord(db, for: idempotency, userID: userID, now: now().date)
+                if let earlier = try idempotency.replayedID(from: record, creating: .media) {
+                    return try Self.mediaItem(db, row: earlier)
+                }
+            }
+            try MediaAccess.checkQuota(used: Self.mediaBytes(db, userID: userID), adding: MediaAccess.smallestImage, quota: quota)
+            return nil
+        }
+    }
+
     public func media(id: MediaID, viewerID: Int64?) throws(StoreError) -> StoredMedia? {
         try read(.media(id.text)) { db in
             let statement = try db.cachedStatement(sql: """
                 SELECT m.media_id, m.content_type, m.width, m.height, m.bytes, m.created, m.user_id,
-                \(MediaAccess.linkedFromReadableEntry()), m.data FROM media m WHERE m.media_id = ?
+                \(MediaAccess.linkedFromReadableEntry()), \(MediaAccess.dataIfVisible(viewer: "?"))
+                FROM media m WHERE m.media_id = ?
                 """)
-            guard let row = try Row.fetchOne(statement, arguments: [id.text]) else { return nil }
+            guard let row = try Row.fetchOne(statement, arguments: [viewerID, id.text]) else { return nil }
             let linked: Bool = try row.decode(atIndex: 7)
-            guard MediaAccess.maySee(ownerID: try row.decode(atIndex: 6), viewerID: viewerID, linkedFromReadableEntry: linked) else {
-                return nil
-            }
-            let data: Data = try row.decode(atIndex: 8)
+            guard MediaAccess.maySee(ownerID: try row.decode(atIndex: 6), viewerID: viewerID, linkedFromReadableEntry: linked),
+                  let data: Data = try row.decode(Data?.self, atIndex: 8)
+            else { return nil }
             return StoredMedia(item: try Self.mediaItem(from: row), data: [UInt8](data), isPublic: linked)
         }
     }
 
+    /// One statement for every id (a JSON array of them: `MediaID`s are hex digits only).
     public func mediaSizes(ids: [MediaID], viewerID: Int64?) throws(StoreError) -> [String: MediaSize] {
         guard !ids.isEmpty else { return [:] }
         return try read(.operation("image sizes")) { db in
             let statement = try db.cachedStatement(sql: """
-                SELECT m.width, m.height, m.user_id, \(MediaAccess.linkedFromReadableEntry()) FROM media m WHERE m.media_id = ?
+                SELECT m.media_id, m.width, m.height, m.user_id, \(MediaAccess.linkedFromReadableEntry()) FROM media m
+                WHERE m.media_id IN (SELECT value FROM json_each(?))
                 """)
+            let list = "[" + ids.map { "\"\($0.text)\"" }.joined(separator: ",") + "]"
             var sizes: [String: MediaSize] = [:]
-            for id in ids {
-                guard let row = try Row.fetchOne(statement, arguments: [id.text]),
-                      MediaAccess.maySee(ownerID: try row.decode(atIndex: 2), viewerID: viewerID, linkedFromReadableEntry: try row.decode(atIndex: 3))
+            for row in try Row.fetchAll(statement, arguments: [list]) {
+                guard MediaAccess.maySee(ownerID: try row.decode(atIndex: 3), viewerID: viewerID, linkedFromReadableEntry: try row.decode(atIndex: 4))
                 else { continue }
-                sizes[id.text] = MediaSize(width: try row.decode(atIndex: 0), height: try row.decode(atIndex: 1))
+                sizes[try row.decode(atIndex: 0)] = MediaSize(width: try row.decode(atIndex: 1), height: try row.decode(atIndex: 2))
             }
             return sizes
         }
@@ -74,7 +86,7 @@ extension SQLiteDiaryStore {
                  JOIN diaries d ON d.diary_id = e.diary_id WHERE l.media_id = m.media_id AND d.user_id = m.user_id)
                 FROM media m WHERE m.user_id = ? ORDER BY m.created DESC, m.media_row DESC LIMIT ? OFFSET ?
                 """)
-            let items = try Row.fetchAll(statement, arguments: [ownerID, page.perPage, MediaAccess.offset(of: page)]).map { row in
+            let items = try Row.fetchAll(statement, arguments: [ownerID, page.perPage, page.offset]).map { row in
                 var item = try Self.mediaItem(from: row)
                 let ids = (row[6] as String?).map { $0.split(separator: ",").compactMap { Int64($0) } } ?? []
                 item.entryIDs = ids.sorted()
@@ -101,6 +113,11 @@ extension SQLiteDiaryStore {
             id: row.decode(atIndex: 0), contentType: row.decode(atIndex: 1), width: row.decode(atIndex: 2),
             height: row.decode(atIndex: 3), bytes: row.decode(atIndex: 4), created: date(row.decode(atIndex: 5), column: "media.created")
         )
+    }
+
+    /// The bytes `userID`'s images take.
+    static func mediaBytes(_ db: Database, userID: Int64) throws -> Int64 {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT coalesce(sum(bytes), 0) FROM media WHERE user_id = ?"), arguments: [userID]) ?? 0
     }
 
     static func mediaItem(_ db: Database, row: Int64) throws -> MediaItem? {

@@ -80,7 +80,7 @@ public struct DiaryApplication: HTTPResponder {
         let authenticator = Authenticator(store: store)
         Self.addRoutes(to: &router, handlers: handlers, authenticator: authenticator, cache: cache)
         Self.addPages(to: &router, handlers: handlers, cache: cache, site: site, pages: pages)
-        Self.addMediaFiles(to: &router, handlers: handlers, authenticator: authenticator, pages: pages)
+        Self.addMediaFiles(to: &router, handlers: handlers, authenticator: authenticator, pages: pages, cache: cache)
         Self.addAtomPub(to: &router, handlers: handlers, authenticator: authenticator, cache: cache, site: site)
         Self.addMicropub(to: &router, handlers: handlers, authenticator: authenticator, site: site)
         // Outside the API, people read: the router's own problems are pages too.

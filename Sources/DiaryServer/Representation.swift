@@ -23,6 +23,12 @@ struct Representation: Sendable {
         self.lastModified = lastModified
     }
 
+    /// A 200 response whose strong `ETag`, `tag`, is among `headers` already: an image's id,
+    /// since its bytes never change under it (hashing them again would say nothing new).
+    init(headers: HTTPFields, body: [UInt8], tag: String) {
+        self.init(response: Response(status: 200, headers: headers, body: body), tag: tag, lastModified: nil)
+    }
+
     private init(response: Response, tag: String, lastModified: Date?) {
         self.response = response
         self.tag = tag

@@ -126,6 +126,11 @@ public protocol DiaryStore: Sendable {
     /// read in the write transaction, so two uploads at once cannot both pass it. With a key
     /// seen before, answers the image that key kept instead (`.keyReused` for another request).
     func createMedia(userID: Int64, media: NewMedia, quota: Int64, idempotency: IdempotencyKey?) throws(StoreError) -> Created<MediaItem>
+    /// What can refuse or answer an upload before it is processed (a few hundred ms of CPU):
+    /// the image an earlier upload with this key kept (`.keyReused` when the key came with
+    /// another request), or `.quotaExceeded` when the user's images fill `quota` already.
+    /// Nil: process it. `createMedia` checks both again in its transaction.
+    func checkMediaUpload(userID: Int64, quota: Int64, idempotency: IdempotencyKey?) throws(StoreError) -> MediaItem?
     /// The image with its bytes, when `viewerID` may see it: its owner always; anyone else
     /// when they may read at least one of the owner's entries whose body links to it
     /// (`MediaLinks`). Nil otherwise, as for an id never given out.

@@ -182,12 +182,10 @@ enum DaemonCallbacks {
         }
     }
 
-    /// Copies the response into libmicrohttpd and queues it. `Content-Length` and `Transfer-Encoding`
+    /// Hands the response to libmicrohttpd (its body lent, not copied: `SharedBody`) and queues it. `Content-Length` and `Transfer-Encoding`
     /// are left out: libmicrohttpd frames the body itself (and keeps the length right for HEAD).
     private static func queue(_ response: Response, on connection: OpaquePointer, closing: Bool) -> MHD_Result {
-        let created = response.stream.map(StreamedBody.response) ?? response.body.withUnsafeBytes { bytes in
-            MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
-        }
+        let created = response.stream.map(StreamedBody.response) ?? SharedBody.response(response.body)
         guard let created else { return .NO }
         defer { MHD_destroy_response(created) }
         for field in response.headers {

@@ -109,7 +109,7 @@ public struct EntryListSQL: Sendable {
         let search = TermSearch(query.filter.terms, shortestIndexed: Dialect.shortestIndexedTerm, shortTermsLead: shortTermsLead)
         limit = max(query.page.perPage, 0)
         ranked = search.ranks && query.filter.effectiveOrder == .relevance
-        offset = Self.offset(query, limit: limit, ranked: ranked)
+        offset = Self.offset(query, ranked: ranked)
         let filter = query.filter
         countedByDiaries = filter.query == nil && filter.since == nil && filter.until == nil && filter.tags.isEmpty
         let conditions = Self.conditions(query, search, tags: .gathered, Dialect.self)
@@ -125,7 +125,7 @@ public struct EntryListSQL: Sendable {
             // A seek on the index (created DESC, entry_id DESC): page 5,000 costs what page 1 costs.
             seek.append("(e.created, e.entry_id) < (\(created), \(id))")
         }
-        walkOffset = Self.offset(query, limit: limit, ranked: false, walking: true)
+        walkOffset = Self.offset(query, ranked: false, walking: true)
         let walkWindow: SQLFragment = "LIMIT \(limit + 1) OFFSET \(walkOffset)"
         if countedByDiaries || search.matchesNothing {
             walkingPage = nil
@@ -252,13 +252,11 @@ public struct EntryListSQL: Sendable {
     /// Where the page starts: after a number of results for a ranked search continued, at the
     /// top for a seek (its condition starts it), else at the requested page (one past any
     /// row when that page's offset overflows).
-    static func offset(_ query: EntryQuery, limit: Int, ranked: Bool, walking: Bool = false) -> Int {
+    static func offset(_ query: EntryQuery, ranked: Bool, walking: Bool = false) -> Int {
         switch query.position {
         case .offset(let after)? where ranked || walking: return after
         case .after? where !ranked: return 0
-        default:
-            let (pageOffset, overflow) = max(query.page.page - 1, 0).multipliedReportingOverflow(by: limit)
-            return overflow ? Int.max - 1 : pageOffset
+        default: return query.page.offset
         }
     }
 }

@@ -21,11 +21,23 @@ public enum MediaAccess {
             """
     }
 
+    /// SQL that is an image row `media`'s bytes when `viewer` (a placeholder of the engine's
+    /// dialect, bound to the viewer's user id, or NULL for anyone) may see it, else NULL:
+    /// `maySee` in SQL, so that a refusal reads only the columns that decide it, never the
+    /// image (its overflow pages on SQLite, its TOAST on PostgreSQL).
+    public static func dataIfVisible(viewer: String, media: String = "m") -> String {
+        "CASE WHEN \(media).user_id = \(viewer) OR \(linkedFromReadableEntry(media: media)) THEN \(media).data END"
+    }
+
     /// Whether `viewerID` (nil: anyone) may see an image of `ownerID`, given whether an entry
     /// anyone may read links to it.
     public static func maySee(ownerID: Int64, viewerID: Int64?, linkedFromReadableEntry: Bool) -> Bool {
         ownerID == viewerID || linkedFromReadableEntry
     }
+
+    /// The fewest bytes a kept image takes (a JPEG or PNG of one pixel takes more): what an
+    /// upload is checked against before it is processed and its size is known.
+    public static let smallestImage = 1
 
     /// Throws `.quotaExceeded` when `adding` bytes to the `used` bytes a user's images take
     /// already would pass `quota`.
@@ -34,11 +46,5 @@ public enum MediaAccess {
         guard !overflow, total <= quota else {
             throw StoreError(.quotaExceeded, .operation("this upload of \(adding) bytes, with \(used) bytes stored,"))
         }
-    }
-
-    /// The page's offset, refused past what SQL can take, as entry lists do.
-    public static func offset(of page: PageRequest) -> Int {
-        let (offset, overflow) = (page.page - 1).multipliedReportingOverflow(by: page.perPage)
-        return overflow ? Int.max : offset
     }
 }

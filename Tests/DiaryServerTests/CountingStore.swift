@@ -160,6 +160,11 @@ final class CountingStore: DiaryStore {
         return try wrapped.createMedia(userID: userID, media: media, quota: quota, idempotency: idempotency)
     }
 
+    func checkMediaUpload(userID: Int64, quota: Int64, idempotency: IdempotencyKey?) throws(StoreError) -> MediaItem? {
+        count("checkMediaUpload")
+        return try wrapped.checkMediaUpload(userID: userID, quota: quota, idempotency: idempotency)
+    }
+
     func media(id: MediaID, viewerID: Int64?) throws(StoreError) -> StoredMedia? {
         count("media")
         return try wrapped.media(id: id, viewerID: viewerID)

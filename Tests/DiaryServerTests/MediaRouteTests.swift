@@ -61,6 +61,26 @@ import Testing
         #expect(t.request("GET", item.url).status == 404)
     }
 
+    @Test func anImageAnyoneMaySeeIsServedAgainFromTheCacheWithItsHeaders() throws {
+        let t = try TestApplication()
+        let alice = try t.addUser("alice")
+        let item = try upload(t, alice, TestImages.jpeg, type: "image/jpeg").decoded(MediaItem.self)
+        _ = t.request("POST", "/api/entries", token: alice, json: #"{"title":"walk","body":"![the path](\#(item.url))"}"#)
+        let own = t.request("GET", item.url, token: alice)
+        let first = t.request("GET", item.url)
+        let hits = t.app.responseCache!.counts.hits
+        let again = t.request("GET", item.url)
+        #expect(t.app.responseCache!.counts.hits == hits + 1)
+        #expect(again.status == 200 && again.body == first.body && again.body == own.body && again.headers == first.headers)
+        #expect(Array(again.headers.map(\.name.rawName)) == ["Content-Type", "X-Content-Type-Options", "ETag", "Cache-Control"])
+        #expect(again.headers["ETag"] == "\"\(item.id)\"" && again.headers["Cache-Control"] == "public, max-age=31536000, immutable")
+        let notModified = t.request("GET", item.url, headers: [("If-None-Match", "\"\(item.id)\"")])
+        #expect(notModified.status == 304 && notModified.body.isEmpty)
+        #expect(Array(notModified.headers.map(\.name.rawName)) == ["X-Content-Type-Options", "ETag", "Cache-Control"])
+        // A token's answer is never the kept one: it says it varies by token.
+        #expect(own.headers["Vary"] == "Authorization" && again.headers["Vary"] == nil)
+    }
+
     @Test func theEntryPageShowsTheImageAtItsSizeAndTheFeedAbsolute() throws {
         let t = try TestApplication(configuration: .init(publicURL: "https://diary.example"))
         let alice = try t.addUser("alice")
@@ -115,6 +135,15 @@ import Testing
         let refused = upload(t, alice, TestImages.jpeg, type: "image/jpeg")
         #expect(refused.status == 507 && refused.problem?.type == "/problems/media-quota-exceeded", "\(refused.text)")
         #expect(try t.request("GET", "/api/media", token: alice).decoded(MediaPage.self).total == 1)
+        // Checked before processing: once the quota is filled to the byte, even bytes that are
+        // no image are a 507, not the 415 that processing them would answer.
+        let kept = try t.request("GET", "/api/media", token: alice).decoded(MediaPage.self).media[0].bytes
+        let full = try TestApplication(configuration: .init(mediaLimits: MediaLimits(quotaBytes: .init(kept))))
+        let bob = try full.addUser("bob")
+        #expect(upload(full, bob, Array("no image at all".utf8)).status == 415)
+        #expect(upload(full, bob, TestImages.png).status == 201)
+        let refusedFirst = upload(full, bob, Array("no image at all".utf8))
+        #expect(refusedFirst.status == 507, "\(refusedFirst.text)")
 
         // The larger limit is for a token that may write: without one, or with a read token,
         // an upload keeps the transport's limit and is refused from its head past it.

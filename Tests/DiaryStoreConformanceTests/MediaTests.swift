@@ -149,6 +149,26 @@ import Testing
         }
     }
 
+    @Test(arguments: StoreFactory.all) func anUploadIsCheckedBeforeItIsProcessed(_ factory: StoreFactory) throws {
+        try withStore(factory) { store, clock in
+            let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
+            let key = IdempotencyKey(key: "upload-1", fingerprint: "f1")
+            #expect(try store.checkMediaUpload(userID: alice.id, quota: 1_000, idempotency: key) == nil)
+            let first = try store.createMedia(userID: alice.id, media: Self.image(1_000), quota: 1_000, idempotency: key).value
+            // The same key and request: the image it kept, quota or not.
+            #expect(try store.checkMediaUpload(userID: alice.id, quota: 1_000, idempotency: key) == first)
+            expectStoreError(.keyReused, .idempotencyKey) {
+                try store.checkMediaUpload(userID: alice.id, quota: 1_000, idempotency: IdempotencyKey(key: "upload-1", fingerprint: "f2"))
+            }
+            // The quota filled to the byte: no image fits, whatever its size.
+            expectStoreError(.quotaExceeded) { try store.checkMediaUpload(userID: alice.id, quota: 1_000, idempotency: nil) }
+            #expect(try store.checkMediaUpload(userID: alice.id, quota: 1_001, idempotency: nil) == nil)
+            // A key past its lifetime is a new key.
+            clock.advance(seconds: IdempotencyKey.lifetime + 1)
+            #expect(try store.checkMediaUpload(userID: alice.id, quota: 1_001, idempotency: key) == nil)
+        }
+    }
+
     @Test func linksAreEveryMediaPathWithExactlyThirtyTwoDigits() {
         let id = "0123456789abcdef0123456789abcdef"
         let body = "![a](/media/\(id)) [b](https://diary.example/media/\(id)) /media/\(id)0 /media/ABCDEF0123456789abcdef0123456789 /media/fedcba9876543210fedcba9876543210"
