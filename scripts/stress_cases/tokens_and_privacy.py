@@ -85,7 +85,7 @@ def case_privacy():
     leaks, misses, errors, counts = traffic.leaks, traffic.misses, traffic.errors, traffic.counts
     row("privacy: readers with and without the owner's token (and named read and write tokens) through the cache, "
         "while the owner writes (with the main token and a named write token), drafts, scheduled posts and tokens made, "
-        "used and revoked included",
+        "used and revoked included, AtomPub and Micropub reads too",
         "no private, unlisted, draft or scheduled entry, nor no-store, in any answer to anyone else; the owner's answers (main "
         "token or read token) always hold their private entries (no-store); no errors",
         f"{counts}; leaks {len(leaks)} {leaks[:2]}; owner answers without their entries {len(misses)} {misses[:2]}; "
@@ -121,7 +121,14 @@ class PrivacyTraffic:
         self.urls = ["/api/entries", "/api/entries?per_page=100", "/api/entries?q=kyoto&per_page=100",
                      "/api/entries?q=SECRET+fixed", "/api/entries?tag=travel&per_page=100", "/api/diaries",
                      "/api/diaries/1", "/api/diaries/1/entries?per_page=100", "/api/tags", "/api/export",
-                     f"/api/entries/{fixed}", "/api/changes", "/api/changes?limit=5", "/api/changes?since=3&limit=50"]
+                     f"/api/entries/{fixed}", "/api/changes", "/api/changes?limit=5", "/api/changes?since=3&limit=50",
+                     # The other editors' protocols (issue 23): AtomPub's service, the owner's
+                     # collection and the private entry in it, and Micropub's source and config.
+                     "/atom", "/atom/diaries/1/entry", f"/atom/diaries/1/entry/{fixed}",
+                     f"/micropub?q=source&url=%2Fentries%2F{fixed}", "/micropub?q=config"]
+        # Where the fixed private entry is in every answer its owner gets.
+        self.holding_fixed = {f"/api/entries/{fixed}", "/api/entries?q=SECRET+fixed", "/api/export",
+                              f"/atom/diaries/1/entry/{fixed}", f"/micropub?q=source&url=%2Fentries%2F{fixed}"}
         self.deadline = time.monotonic() + CFG["privacy_seconds"]
         self.leaks, self.misses, self.errors = [], [], []
         self.counts = {name: 0 for name, _ in self.readers} | {"writes": 0}
@@ -148,15 +155,19 @@ class PrivacyTraffic:
         secret = (b"SECRET" in body or b'"private"' in body or b'"unlisted"' in body or b'"draft"' in body
                   or b'"scheduled"' in body)
         owner = name.startswith("alice")
+        cache_control = headers.get("cache-control") or ""
         with self.lock:
             # An answer to a token is never kept (no-store); a public one may be (no-cache).
+            # AtomPub's and Micropub's answers are each caller's own, never public.
+            personal = url.startswith(("/atom", "/micropub"))
             public_cache = "no-cache" if token is None and status == 200 else "no-store"
-            if not owner and (secret or headers.get("cache-control") != public_cache):
-                self.leaks.append(f"{name} GET {url}: {status} {headers.get('cache-control')} {body[:120]!r}")
+            wrong_cache = "public" in cache_control if personal else cache_control != public_cache
+            if not owner and (secret or wrong_cache):
+                self.leaks.append(f"{name} GET {url}: {status} {cache_control} {body[:120]!r}")
             # The fixed private entry is always in the owner's answers that can hold it.
-            holds_fixed = url in (f"/api/entries/{self.fixed}", "/api/entries?q=SECRET+fixed", "/api/export")
-            if owner and (status != 200 or headers.get("cache-control") != "no-store"
-                                    or (holds_fixed and b"SECRET fixed" not in body)):
+            holds_fixed = url in self.holding_fixed
+            if owner and (status != 200 or (cache_control != "no-store" and not personal) or "public" in cache_control
+                          or (holds_fixed and b"SECRET fixed" not in body)):
                 self.misses.append(f"{name} GET {url}: {status} {headers.get('cache-control')} {body[:120]!r}")
 
     def write(self, index):
