@@ -2,8 +2,11 @@
 lists, an entry, paging to the last page, the search form, every hostile entry opened with
 nothing run, headers, screenshots, and the Atom feeds parsed by feedparser."""
 
+import base64
 import os
 import re
+import urllib.error
+import urllib.request
 from html.parser import HTMLParser
 from xml.etree import ElementTree
 
@@ -251,3 +254,41 @@ def test_feeds_parse_with_every_public_entry_and_no_other(server, diary):
     # Autodiscovery from the pages.
     _, _, home = server.get("/")
     assert b'rel="alternate" type="application/atom+xml"' in home
+
+
+def atompub_get(server, path, user):
+    """Status, headers and body of an AtomPub GET with `user`'s token as Basic credentials."""
+    request = urllib.request.Request(server.url + path)
+    credentials = base64.b64encode(f"{user}:{server.user(user)}".encode()).decode()
+    request.add_header("Authorization", f"Basic {credentials}")
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, response.headers, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers, error.read()
+
+
+def test_atompub_collection_parses_with_feedparser(server, diary):
+    """AtomPub's collection feed (issue 23) as feedparser reads it: alice's entries newest first,
+    each with its edit and alternate links and its Markdown; the service document is XML naming
+    the collection; bob is refused alice's collection."""
+    diary_id = server.request("GET", f"/api/entries/{diary['public'][0]}")["diary_id"]
+    collection = f"/atom/diaries/{diary_id}/entry"
+    status, headers, service = atompub_get(server, "/atom", "alice")
+    assert status == 200 and headers["Content-Type"].startswith("application/atomsvc+xml")
+    hrefs = [element.get("href") for element in ElementTree.fromstring(service).iter("{http://www.w3.org/2007/app}collection")]
+    assert server.url + collection in hrefs, hrefs
+    status, headers, raw = atompub_get(server, collection, "alice")
+    assert status == 200 and headers["Content-Type"].startswith("application/atom+xml")
+    feed = feedparser.parse(raw)
+    assert not feed.bozo, feed.get("bozo_exception")
+    assert len(feed.entries) == 20
+    assert any(link.rel == "next" for link in feed.feed.links), feed.feed.links
+    dates = [entry.updated_parsed for entry in feed.entries]
+    assert dates == sorted(dates, reverse=True)
+    for entry in feed.entries:
+        rels = {link.rel: link.href for link in entry.links}
+        assert rels["edit"].startswith(server.url + collection + "/"), rels
+        assert rels["alternate"].startswith(server.url + "/entries/"), rels
+        assert entry.title and entry.id and entry.content[0].type == "text/x-markdown"
+    assert atompub_get(server, collection, "bob")[0] == 403
