@@ -13,6 +13,8 @@ public enum AtomPubPaths {
     }
 
     public static let service = Route.service.render([:])
+    /// What every other AtomPub path starts with, made once: `contains` runs on every cached read.
+    static let servicePrefix = service + "/"
 
     public static func collection(_ diaryID: Int64) -> String {
         Route.collection.render(["diary_id": String(diaryID)])
@@ -29,6 +31,6 @@ public enum AtomPubPaths {
 
     /// Whether `path` is AtomPub's: its problems are answered as problem+json, as the API's are.
     public static func contains(_ path: some StringProtocol) -> Bool {
-        path == service || path.hasPrefix(service + "/")
+        path == service || path.hasPrefix(servicePrefix)
     }
 }

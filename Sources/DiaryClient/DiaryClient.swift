@@ -50,30 +50,27 @@ public struct DiaryClient: Sendable {
         for field in headers {
             request.head.headerFields[field.name] = field.value
         }
-        let response: RawResponse
-        do {
-            response = if let progress { try await transport.send(request, progress: progress) } else { try await transport.send(request) }
-        } catch {
-            throw ConnectionError(serverURL: serverURL, reason: error.reason)
-        }
+        let response = try await exchange(request, progress: progress)
         guard (200..<300).contains(response.status) else {
             throw APIError(response: response)
         }
         return response
     }
 
-    /// The bytes of an image the caller may see (`GET /media/<id>`, with the token when there
-    /// is one), or nil when the server answers 404: an image nobody showed the caller.
-    public func image(_ id: MediaID) async throws -> RawResponse? {
-        var headers: HTTPFields = [:]
-        if let token { headers[.authorization] = "Bearer \(token)" }
-        let url = Self.url(serverURL: serverURL, target: id.url)
-        let response: RawResponse
+    /// `request` sent, a failure to reach the server as `ConnectionError`.
+    private func exchange(_ request: PreparedRequest, progress: UploadProgress? = nil) async throws -> RawResponse {
         do {
-            response = try await transport.send(PreparedRequest(method: .get, url: url, headerFields: headers))
+            return if let progress { try await transport.send(request, progress: progress) } else { try await transport.send(request) }
         } catch {
             throw ConnectionError(serverURL: serverURL, reason: error.reason)
         }
+    }
+
+    /// The bytes of an image the caller may see (`GET /media/<id>`, with the token when there
+    /// is one), or nil when the server answers 404: an image nobody showed the caller.
+    public func image(_ id: MediaID) async throws -> RawResponse? {
+        let url = Self.url(serverURL: serverURL, target: id.url)
+        let response = try await exchange(PreparedRequest(method: .get, url: url, headerFields: try authorization()))
         if response.status == 404 { return nil }
         guard (200..<300).contains(response.status) else { throw APIError(response: response) }
         return response
@@ -81,17 +78,22 @@ public struct DiaryClient: Sendable {
 
     // MARK: - Building requests
 
+    /// `Authorization: Bearer` with the token, when there is one.
+    private func authorization() throws -> HTTPFields {
+        guard let token else { return [:] }
+        // A line break in a pasted token would become a space in the field: say so instead.
+        guard !token.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
+            throw ConnectionError(serverURL: serverURL, reason: "the header Authorization contains a line break")
+        }
+        return [.authorization: "Bearer \(token)"]
+    }
+
     /// The request `send` would make for `endpoint`: URL, method, headers and JSON body.
     /// Throws `MissingTokenError` or `InvalidRequestError` instead of building a request the server must refuse.
     public func makeRequest<E: APIEndpoint>(for endpoint: E) throws -> PreparedRequest {
         var headers: HTTPFields = [.accept: "application/json"]
-        if let token {
-            // A line break in a pasted token would become a space in the field: say so instead.
-            guard !token.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
-                throw ConnectionError(serverURL: serverURL, reason: "the header Authorization contains a line break")
-            }
-            headers[.authorization] = "Bearer \(token)"
-        } else if E.access == .token {
+        headers.append(contentsOf: try authorization())
+        if token == nil && E.access == .token {
             throw MissingTokenError(method: E.method.rawValue, path: endpoint.renderedPath)
         }
         var body: Data?

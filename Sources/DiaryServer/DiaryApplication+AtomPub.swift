@@ -16,7 +16,7 @@ extension DiaryApplication {
     static func addAtomPub(to router: inout Router, handlers h: Handlers, authenticator: Authenticator, cache: ResponseCache?, site: SiteAddress) {
         let routes = AtomPubRoutes(authenticator: authenticator, cache: cache, site: site)
         router.add(routes.route(.get, AtomPubPaths.Route.service, scope: .read) { call throws(Problem) in
-            let diaries = try h.atomCollections(of: call.user)
+            let diaries = try h.ownDiaries(of: call.user)
             let body = call.documents.service(owner: call.user.name, diaries: diaries)
             return AtomPubAnswer(body: body, contentType: AtomPubDocuments.serviceMediaType, lastModified: diaries.map(\.updated).max())
         })

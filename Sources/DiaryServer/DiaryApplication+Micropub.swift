@@ -10,10 +10,13 @@ extension DiaryApplication {
         router.add(Router.Route(method: .post, path: MicropubEndpoint.path) { request, _ in endpoint.post(request) })
     }
 
+    /// Micropub's path, made once: `maxBodySize` compares every POST with it.
+    static let micropubPath = MicropubEndpoint.path.description
+
     /// Whether `request` is a Micropub post that may carry photos: it may be as large as an
     /// upload to the media endpoint, for a token in the header that may write.
     static func isMicropubUpload(_ request: Request) -> Bool {
-        request.method == .post && request.path == MicropubEndpoint.path.description
+        request.method == .post && request.path == micropubPath
             && request.headers[.contentType]?.lowercased().hasPrefix("multipart/form-data") == true
     }
 }

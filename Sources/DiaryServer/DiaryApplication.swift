@@ -119,11 +119,14 @@ public struct DiaryApplication: HTTPResponder {
         SearchAdmission.isSearch(request)
     }
 
+    /// The media endpoint's path, made once: `maxBodySize` compares every POST with it.
+    static let uploadPath = UploadMedia.path.description
+
     /// Uploads may be larger than any other body, for a token that may write: anyone else keeps
     /// the transport's limit, so that a client without one cannot make the server hold 20 MB
     /// per connection before its 401. Asked once per upload, before its body is read.
     public func maxBodySize(for request: Request) -> Int? {
-        guard request.method == .post, request.path == UploadMedia.path.description || Self.isMicropubUpload(request),
+        guard request.method == .post, request.path == Self.uploadPath || Self.isMicropubUpload(request),
             (try? authenticator.holder(for: request))?.scope == .write else { return nil }
         return mediaUploadLimit
     }

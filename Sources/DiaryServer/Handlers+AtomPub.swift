@@ -11,8 +11,9 @@ extension Handlers {
     /// Entries on a page of a collection.
     static let atomPageSize = 20
 
-    /// The caller's diaries, the collections of their service document.
-    func atomCollections(of user: User) throws(Problem) -> [Diary] {
+    /// The caller's own diaries: the collections of their AtomPub service document, and
+    /// Micropub's destinations.
+    func ownDiaries(of user: User) throws(Problem) -> [Diary] {
         try run { () throws(StoreError) in try store.diaries(viewerID: user.id) }.filter { $0.owner == user.name }
     }
 

@@ -36,8 +36,9 @@ extension Handlers {
         _ request: Request, mediaID text: String, authenticator: Authenticator, pages: PageRenderer
     ) -> Result<Representation, ResponseCache.Uncached> {
         let uncached = { (response: Response) in Result<Representation, ResponseCache.Uncached>.failure(.init(response: response)) }
-        let missing = Response(errorPage: .notFound("There is no image here."), pages: pages)
-        guard let id = MediaID(text) else { return uncached(missing) }
+        // Rendered only when it is the answer: most requests are for an image that is there.
+        let missing = { Response(errorPage: .notFound("There is no image here."), pages: pages) }
+        guard let id = MediaID(text) else { return uncached(missing()) }
         let stored: StoredMedia?
         let withToken = request.headers[.authorization] != nil
         do throws(Problem) {
@@ -46,7 +47,7 @@ extension Handlers {
         } catch {
             return uncached(Response(errorPage: error, pages: pages))
         }
-        guard let stored else { return uncached(missing) }
+        guard let stored else { return uncached(missing()) }
         let tag = "\"\(stored.item.id)\""
         var headers: HTTPFields = [
             .contentType: stored.item.contentType,

@@ -31,6 +31,10 @@ extension MicropubEndpoint {
     }
 
     private func ownDiaries(_ user: User) throws(MicropubError) -> [Diary] {
-        try run { () throws(StoreError) in try store.diaries(viewerID: user.id) }.filter { $0.owner == user.name }
+        do {
+            return try handlers.ownDiaries(of: user)
+        } catch {
+            throw Self.micropubError(error)
+        }
     }
 }

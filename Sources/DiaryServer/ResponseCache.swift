@@ -39,8 +39,14 @@ public final class ResponseCache: Sendable {
     /// Whether a kept answer may answer `request`, which then reads the version first: a GET or
     /// HEAD without a token, or on a personal path with credentials answers are kept for.
     func mayAnswer(_ request: Request) -> Bool {
-        (request.method == .get || request.method == .head)
-            && (request.headers[.authorization] == nil || isPersonal(request.path)) && key(request) != nil
+        answerableKey(request) != nil
+    }
+
+    /// The key of the kept answer that may answer `request` (see `mayAnswer`), or nil.
+    private func answerableKey(_ request: Request) -> String? {
+        guard request.method == .get || request.method == .head,
+              request.headers[.authorization] == nil || isPersonal(request.path) else { return nil }
+        return key(request)
     }
 
     /// Answers served from the cache and answers built since the start, and the bytes kept now: for tests.
@@ -54,7 +60,7 @@ public final class ResponseCache: Sendable {
     /// answers to anonymous readers are kept, and on a personal path answers to the exact
     /// credentials sent: any other request with a token is never answered from here.
     public func keptAnswer(to request: Request) -> Response? {
-        guard mayAnswer(request), let key = key(request), let version = currentVersion() else { return nil }
+        guard let key = answerableKey(request), let version = currentVersion() else { return nil }
         let kept = state.withLock { state -> Representation? in
             guard state.version == version, let found = state.answers[key] else { return nil }
             state.hits += 1

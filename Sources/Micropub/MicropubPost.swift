@@ -30,12 +30,7 @@ public struct MicropubPost: Sendable, Equatable {
         self.name = name?.isEmpty == false ? name : nil
         content = try Self.single(properties, "content").map(Self.markdown) ?? ""
         tags = (properties["category"] ?? []).compactMap(\.text)
-        published = try Self.single(properties, "published").map { value throws(MicropubError) in
-            guard let text = value.text, let date = RFC3339.date(from: text) else {
-                throw .invalidRequest("published must be an RFC 3339 date such as 2026-11-25T09:30:00Z.")
-            }
-            return date
-        }
+        published = try Self.single(properties, "published").map(Self.published)
         draft = try Self.draft(Self.single(properties, "post-status"))
         visibility = try Self.visibility(Self.single(properties, "visibility"))
         photos = try (properties["photo"] ?? []).map(Self.photo)
@@ -74,6 +69,14 @@ public struct MicropubPost: Sendable, Equatable {
         default: throw .invalidRequest("content must be text or {\"html\": …}.")
         }
     }
+
+    /// `published` as a date: an RFC 3339 text, else 400.
+    static func published(_ value: MicropubValue) throws(MicropubError) -> Date {
+        guard let text = value.text, let date = RFC3339.date(from: text) else { throw notADate }
+        return date
+    }
+
+    static let notADate = MicropubError.invalidRequest("published must be an RFC 3339 date such as 2026-11-25T09:30:00Z.")
 
     static func draft(_ value: MicropubValue?) throws(MicropubError) -> Bool {
         guard let value else { return false }

@@ -4,9 +4,6 @@ import DiaryPages
 /// What the endpoint answers to queries (§3.7): a post's source, the configuration, and the
 /// URLs that name posts and diaries. `site` is the site's absolute URL, no trailing slash.
 public enum MicropubSource {
-    /// The properties a source query may return, in the order written.
-    static let propertyNames = ["name", "content", "category", "published", "post-status", "visibility", "url"]
-
     /// `q=source`: the entry as an h-entry; only `properties` when some are named, and then
     /// without `type`, as §3.7.4 shows.
     public static func source(of entry: Entry, properties requested: [String], site: String) -> [UInt8] {

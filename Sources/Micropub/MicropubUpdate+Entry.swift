@@ -56,10 +56,8 @@ extension MicropubUpdate {
         case "name": patch.title = try MicropubPost.single(properties, name)?.text ?? ""
         case "content": patch.body = try MicropubPost.single(properties, name).map(MicropubPost.markdown) ?? ""
         case "published":
-            guard let text = try MicropubPost.single(properties, name)?.text, let date = RFC3339.date(from: text) else {
-                throw .invalidRequest("published must be an RFC 3339 date such as 2026-11-25T09:30:00Z.")
-            }
-            patch.created = date
+            guard let value = try MicropubPost.single(properties, name) else { throw MicropubPost.notADate }
+            patch.created = try MicropubPost.published(value)
         case "post-status": patch.draft = try MicropubPost.draft(MicropubPost.single(properties, name))
         case "visibility":
             guard let visibility = try MicropubPost.visibility(MicropubPost.single(properties, name)) else {

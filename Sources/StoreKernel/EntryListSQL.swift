@@ -119,7 +119,7 @@ public struct EntryListSQL: Sendable {
         // a million entries costs what the bound's entries cost.
         let bound = countedByDiaries ? nil : EntryPage.countedMatches
         countBound = bound
-        count = Self.count(query, search, filtered: filtered, bound: bound, Dialect.self)
+        count = Self.count(query, search, filtered: filtered, probed: probed, bound: bound, Dialect.self)
         var seek: [SQLFragment] = []
         if case .after(let created, let id) = query.position {
             // A seek on the index (created DESC, entry_id DESC): page 5,000 costs what page 1 costs.
@@ -155,12 +155,11 @@ public struct EntryListSQL: Sendable {
     /// entry), else the first tag's, so that a word or a tag in most entries costs `bound`
     /// rows, not all of them.
     static func count<Dialect: EntrySQLDialect>(
-        _ query: EntryQuery, _ search: TermSearch, filtered: [SQLFragment], bound: Int?, _: Dialect.Type
+        _ query: EntryQuery, _ search: TermSearch, filtered: [SQLFragment], probed: [SQLFragment], bound: Int?, _: Dialect.Type
     ) -> SQLFragment {
         guard let bound else { return "SELECT count(*) FROM entries e WHERE \(filtered.joined(separator: " AND "))" }
         let window: SQLFragment = "LIMIT \(bound + 1)"
         if !search.matchesNothing, !search.terms.isEmpty, let rows = Dialect.matchingRows(search, viewerID: query.viewerID) {
-            let probed = conditions(query, search, tags: .probed, Dialect.self)
             return """
                 SELECT count(*) FROM (SELECT 1 FROM \(rows) m JOIN entries e ON e.entry_id = m.rowid \
                 WHERE \(probed.joined(separator: " AND ")) \(window)) counted

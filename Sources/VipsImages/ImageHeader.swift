@@ -31,9 +31,8 @@ public struct ImageHeader: Sendable, Equatable {
         let width = Int(vips_image_get_width(image))
         let height = Int(vips_image_get_height(image))
         guard width > 0, height > 0 else { throw .undecodable("the header declares no pixels") }
-        guard width.multipliedReportingOverflow(by: height).partialValue <= limits.maximumPixels,
-              width <= limits.maximumPixels, height <= limits.maximumPixels
-        else { throw .tooManyPixels(width: width, height: height) }
+        // Each side is an Int32 above 0: their product cannot overflow an Int.
+        guard width * height <= limits.maximumPixels else { throw .tooManyPixels(width: width, height: height) }
         return ImageHeader(format: format, width: width, height: height)
     }
 }

@@ -33,13 +33,12 @@ struct ImportArchive {
         for imported in entries {
             for id in MediaLinks.ids(in: imported.entry.body) { linking[id, default: []].append(imported.entry.id) }
         }
-        let members = archive.filter { $0.type == .file && ExportImages.id(inPath: $0.path) != nil }
+        let members = archive.compactMap { member in member.type == .file ? ExportImages.id(inPath: member.path).map { (member, $0) } : nil }
         var newIDs: [MediaID: MediaID] = [:]
         var skipped = 0
         var progress = ProgressBar(total: members.count, label: "images")
-        for (index, member) in members.enumerated() {
+        for (index, (member, id)) in members.enumerated() {
             defer { progress.update(index + 1) }
-            guard let id = ExportImages.id(inPath: member.path) else { continue }
             let users = linking[id] ?? []
             if !users.isEmpty && users.allSatisfy(alreadyLinking.contains) {
                 skipped += 1
