@@ -6,6 +6,7 @@ import Foundation
 /// keeps serving it (`SQLiteBackup`).
 struct Backup: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "backup",
         abstract: "Copy a live SQLite database to a checked backup file, while a server keeps serving it.",
         discussion: "On PostgreSQL, use pg_dump and pg_restore (docs/operations.md)."
     )

@@ -5,6 +5,7 @@ import DiarySQLiteStore
 /// 0 only when the file is a sound Diary database.
 struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "check",
         abstract: "Check an SQLite database or backup file: integrity, foreign keys, and a Diary schema this version knows."
     )
 

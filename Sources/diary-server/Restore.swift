@@ -5,6 +5,7 @@ import DiarySQLiteStore
 /// server has open (`SQLiteBackup.restore`).
 struct Restore: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "restore",
         abstract: "Put a backup in place of an SQLite database, once checked; refused while a server has the database open."
     )
 

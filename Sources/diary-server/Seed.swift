@@ -12,6 +12,7 @@ import SeededRandom
 /// Hidden from help: it is a tool, not part of the service.
 struct Seed: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "seed",
         abstract: "Fill a new database with generated users, diaries and entries; prints 'NAME TOKEN' per user.",
         shouldDisplay: false
     )

@@ -8,6 +8,7 @@ import ProcessControl
 
 struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "serve",
         abstract: "Serve the API, the reading pages and the feeds until SIGINT or SIGTERM, then finish the requests in flight and stop."
     )
 

@@ -14,6 +14,7 @@ struct UserCommand: ParsableCommand {
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Create a user with a first diary; prints only the new token (it is shown once)."
         )
 
@@ -39,6 +40,7 @@ struct UserCommand: ParsableCommand {
 
     struct Token: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "token",
             abstract: "Issue a new token for a user; the old one stops working at once."
         )
 

@@ -12,6 +12,7 @@ import HTTPTypes
 extension DiaryCommand {
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Write a new entry.",
             discussion: """
                 The text comes from --body, else standard input when it is not a terminal, else $EDITOR \

@@ -11,6 +11,7 @@ import Terminal
 extension DiaryCommand {
     struct Browse: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "browse",
             abstract: "Browse entries full-screen: a list that opens an entry when selected.",
             discussion: """
                 Keys: j/k or arrows move, Space/PgDn and b/PgUp page, g/G first and last, Enter or → opens, \

@@ -9,7 +9,7 @@ import Foundation
 
 extension DiaryCommand {
     struct Delete: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Delete an entry.")
+        static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete an entry.")
 
         @OptionGroup var globals: GlobalOptions
 

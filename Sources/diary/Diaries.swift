@@ -8,6 +8,7 @@ import DiaryTerminal
 extension DiaryCommand {
     struct Diaries: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "diaries",
             abstract: "List the diaries, or change one of yours.",
             subcommands: [ListCommand.self, EditCommand.self],
             defaultSubcommand: ListCommand.self

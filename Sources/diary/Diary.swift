@@ -7,6 +7,12 @@ import DiaryClient
 ///
 /// Start-up is most of a run, so the target links the Swift runtime and Foundation statically
 /// (Package.swift) and the client keeps URLSession out (`SocketTransport`, `CurlTransport`).
+///
+/// Every command names itself with `commandName:`. Without it, argument-parser derives the
+/// name with `String(describing:)` of the command's type, for every command at every start,
+/// and each of those dynamic casts scans the 7,000 protocol conformances of this static binary
+/// once: `perf` put that at a quarter of the CPU of `diary --help`, and naming the commands cut
+/// its CPU time from 7.6 to 6.7 ms.
 @main
 struct DiaryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -12,6 +12,7 @@ import HTTPTypes
 extension DiaryCommand {
     struct Edit: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "edit",
             abstract: "Change an entry.",
             discussion: """
                 With --title, --body, --visibility or --date, changes only those fields. With neither, opens the entry in \

@@ -9,6 +9,7 @@ import Foundation
 extension DiaryCommand {
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "export",
             abstract: "Write every entry, with all its fields, to a file or standard output.",
             discussion: """
                 json and ndjson are what `diary import` reads back. archive writes a zip (--output, default: \

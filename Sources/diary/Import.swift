@@ -9,6 +9,7 @@ import Foundation
 extension DiaryCommand {
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "import",
             abstract: "Write the entries of an export (json, ndjson or archive) back, keeping ids and dates.",
             discussion: """
                 Entries whose id exists are skipped: importing the same file twice adds nothing. An archive's \

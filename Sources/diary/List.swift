@@ -9,7 +9,7 @@ import DiaryTerminal
 
 extension DiaryCommand {
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List entries, newest first.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List entries, newest first.")
 
         @OptionGroup var globals: GlobalOptions
 

@@ -10,6 +10,7 @@ import HTTPTypes
 extension DiaryCommand {
     struct Attach: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "attach",
             abstract: "Upload images and print the Markdown lines that show them.",
             discussion: """
                 Each file is processed by the server (turned upright, at most 2,048 px, every metadata block \
@@ -36,6 +37,7 @@ extension DiaryCommand {
 
     struct Media: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "media",
             abstract: "List your uploaded images, or delete one.",
             subcommands: [ListImages.self, DeleteImage.self],
             defaultSubcommand: ListImages.self

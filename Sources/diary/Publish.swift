@@ -8,6 +8,7 @@ import DiaryTerminal
 extension DiaryCommand {
     struct Publish: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "publish",
             abstract: "Publish a draft: it takes its visibility, dated now unless --date says otherwise."
         )
 

@@ -12,6 +12,7 @@ import Terminal
 extension DiaryCommand {
     struct Search: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "search",
             abstract: "Search titles and bodies.",
             discussion: """
                 Words must all match, anywhere in a word (substring search, Japanese included); \
@@ -81,7 +82,7 @@ extension EntryOrder: ExpressibleByArgument {}
 
 extension DiaryCommand {
     struct Tags: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List tags with their number of entries.")
+        static let configuration = CommandConfiguration(commandName: "tags", abstract: "List tags with their number of entries.")
 
         @OptionGroup var globals: GlobalOptions
 

@@ -9,6 +9,7 @@ import Terminal
 extension DiaryCommand {
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Show one entry.",
             discussion: "On a terminal the body is rendered from Markdown and long entries go through $PAGER (default: less -R); in a pipe it is printed as written."
         )

@@ -7,6 +7,7 @@ import Foundation
 extension DiaryCommand {
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "status",
             abstract: "Show the local copy: its server, its last sync, the entries it holds and the changes not sent.",
             discussion: "Reads the copy only; it never asks the server."
         )

@@ -11,6 +11,7 @@ import Foundation
 extension DiaryCommand {
     struct Sync: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "sync",
             abstract: "Copy what you may read from the server to this machine, for reading offline.",
             discussion: """
                 The copy is one SQLite file per server and user under $XDG_DATA_HOME/diary/ \

@@ -8,6 +8,7 @@ import DiaryTerminal
 extension DiaryCommand {
     struct Tokens: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "tokens",
             abstract: "List, make or revoke your named tokens (one per app, each read-only or not).",
             discussion: "Managing tokens needs your main token or a token with the write scope.",
             subcommands: [ListCommand.self, AddCommand.self, RevokeCommand.self],
