@@ -122,10 +122,9 @@ final class FallbackEntrySource: EntrySource {
     /// read, after why the server could not be reached.
     private func openReplica(unreachable: ConnectionError?) throws(EntrySourceError) {
         let reader: ReplicaReader
-        do {
-            reader = try ReplicaReader(location)
-        } catch {
-            throw EntrySourceError(unreachable.map { "\($0.description); \(error.description)" } ?? error.description)
+        switch OfflineReading.openReader(location, unreachable: unreachable) {
+        case .success(let opened): reader = opened
+        case .failure(let failure): throw EntrySourceError(failure.description)
         }
         state.withLock { state in
             state.replica?.close()

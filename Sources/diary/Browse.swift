@@ -51,9 +51,8 @@ extension DiaryCommand {
                 throw ExitCode.validationFailure
             }
             let source = FallbackEntrySource(
-                client: try globals.makeClient(), location: ReplicaLocation(server: try globals.serverURL(), token: globals.resolvedToken()),
-                style: globals.style, alwaysOffline: globals.offline,
-                fallbackAllowed: ProcessInfo.processInfo.environment["DIARY_OFFLINE"] != "never"
+                client: try globals.makeClient(), location: try globals.replicaLocation(),
+                style: globals.style, alwaysOffline: globals.offline, fallbackAllowed: OfflineReading.fallbackAllowed()
             )
             let browser = Browser(source: source, listing: try listing(), style: globals.style)
             let status = try browser.run()

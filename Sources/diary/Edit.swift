@@ -107,13 +107,7 @@ extension DiaryCommand {
         /// queued (`If-Match` the tag of that copy, as `--title` offline does). Should the copy
         /// change while the editor is open (a sync), the text goes to a file, as a 412 online.
         private func editOfflineInEditor() throws {
-            let location = ReplicaLocation(server: try globals.serverURL(), token: globals.resolvedToken())
-            let reader: ReplicaReader
-            do {
-                reader = try ReplicaReader(location)
-            } catch {
-                throw CommandFailure("cannot reach the server, and \(error.description): nothing was written")
-            }
+            let reader = try OfflineWriting.openReader(globals)
             let opened = try reader.entry(id: entryID)
             reader.close()
             guard let opened else { throw CommandFailure("entry \(entryID) is not in the local copy") }

@@ -22,22 +22,31 @@ enum OfflineReading {
             do {
                 return try await online(try globals.makeClient())
             } catch let error as ConnectionError {
-                guard environment["DIARY_OFFLINE"] != "never" else { throw error }
+                guard fallbackAllowed(environment) else { throw error }
                 unreachable = error
             }
         }
-        let location = ReplicaLocation(server: try globals.serverURL(), token: globals.resolvedToken(), environment: environment)
-        let reader: ReplicaReader
-        do {
-            reader = try ReplicaReader(location)
-        } catch {
-            // The connection's own words first: they name the server and what went wrong.
-            throw CommandFailure(unreachable.map { "\($0.description); \(error.description)" } ?? error.description)
-        }
+        let reader = try openReader(try globals.replicaLocation(environment: environment), unreachable: unreachable).get()
         defer { reader.close() }
         let line = notice(syncedAt: reader.syncedAt, now: Date(), style: globals.style) + "\n"
         try? FileHandle.standardError.write(contentsOf: Data(line.utf8))
         return try offline(reader)
+    }
+
+    /// Whether a connection that fails may fall back to the replica: `DIARY_OFFLINE=never` says
+    /// no, for scripts that want the connection's error.
+    static func fallbackAllowed(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
+        environment["DIARY_OFFLINE"] != "never"
+    }
+
+    /// The replica opened to read, or why it cannot be, after why the server could not be
+    /// reached: the connection's own words come first, as they name the server.
+    static func openReader(_ location: ReplicaLocation, unreachable: ConnectionError?) -> Result<ReplicaReader, CommandFailure> {
+        do {
+            return .success(try ReplicaReader(location))
+        } catch {
+            return .failure(CommandFailure(unreachable.map { "\($0.description); \(error.description)" } ?? error.description))
+        }
     }
 
     /// `offline: showing what was synced 2026-11-25 09:41 (3 hours ago)`.
@@ -58,5 +67,12 @@ enum OfflineReading {
     /// A value as JSON, for `--json` answered from the replica (the server's bytes are not there).
     static func json<T: Encodable>(_ value: T) throws -> Data {
         try DiaryJSON.makeEncoder().encode(value)
+    }
+}
+
+extension GlobalOptions {
+    /// Where the replica of this server, for this token, is kept (`diary sync`).
+    func replicaLocation(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ReplicaLocation {
+        ReplicaLocation(server: try serverURL(), token: resolvedToken(), environment: environment)
     }
 }

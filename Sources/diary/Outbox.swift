@@ -15,22 +15,25 @@ enum OfflineWriting {
     /// Whether a failed connection (or `--offline`) sends this write to the outbox.
     static func applies(_ globals: GlobalOptions, _ error: (any Error)?) -> Bool {
         if globals.offline { return true }
-        guard error is ConnectionError else { return false }
-        return ProcessInfo.processInfo.environment["DIARY_OFFLINE"] != "never"
+        return error is ConnectionError && OfflineReading.fallbackAllowed()
     }
 
     /// Queues `item`, with `local(reader)` the entry as it will read (nil: deleted); prints what was kept.
     static func queue(_ globals: GlobalOptions, _ item: OutboxItem, local: (ReplicaReader) throws -> Entry?) throws {
-        let location = ReplicaLocation(server: try globals.serverURL(), token: globals.resolvedToken())
-        let reader: ReplicaReader
-        do {
-            reader = try ReplicaReader(location)
-        } catch {
-            throw CommandFailure("cannot reach the server, and \(error.description): nothing was written")
-        }
+        let reader = try openReader(globals)
         defer { reader.close() }
         let id = try reader.replica.store.queue(item, local: try local(reader))
         Output.write("saved entry \(id) here, to send with diary sync [not sent]")
+    }
+
+    /// The replica opened for a write the server could not take, or one line saying nothing was written.
+    static func openReader(_ globals: GlobalOptions) throws -> ReplicaReader {
+        let location = try globals.replicaLocation()
+        do {
+            return try ReplicaReader(location)
+        } catch {
+            throw CommandFailure("cannot reach the server, and \(error.description): nothing was written")
+        }
     }
 
     /// The JSON body of a request, as the outbox keeps it.

@@ -22,18 +22,28 @@ extension DiaryCommand {
         @Flag(help: "Print the server's JSON as received.")
         var json = false
 
+        /// The entry to show, with its images' sizes when the server answered (offline, an
+        /// image shows without them rather than waiting on a server out of reach).
+        private struct Shown {
+            var entry: Entry
+            var imageSizes: [String: (width: Int, height: Int)]
+        }
+
         func validate() throws {
             try validateID(entryID, "entry-id")
         }
 
         func run() async throws {
             let endpoint = GetEntry(entryID: entryID)
-            let entry: Entry? = try await OfflineReading.answer(globals) { client in
+            let window = Terminal.size(of: .output)
+            let shown: Shown? = try await OfflineReading.answer(globals) { client in
                 if json {
                     Output.write(raw: try await client.sendRaw(endpoint).body)
                     return nil
                 }
-                return try await client.send(endpoint)
+                let entry = try await client.send(endpoint)
+                // The images' sizes come from the server, so only an answer from it has them.
+                return Shown(entry: entry, imageSizes: window == nil ? [:] : await client.imageSizes(in: [entry.body]))
             } offline: { replica in
                 guard let entry = try replica.entry(id: entryID) else {
                     throw CommandFailure("entry \(entryID) is not in the local copy")
@@ -42,19 +52,15 @@ extension DiaryCommand {
                     Output.write(raw: try OfflineReading.json(entry))
                     return nil
                 }
-                return entry
+                return Shown(entry: entry, imageSizes: [:])
             }
-            guard let entry else { return }
-            if let size = Terminal.size(of: .output) {
+            guard let shown else { return }
+            if let window {
                 // A person at a terminal: Markdown rendered to the window's width, through the pager.
-                // The images' sizes come from the server; offline, or when it cannot be reached,
-                // an image shows without them.
-                let client = globals.offline ? nil : try? globals.makeClient()
-                let sizes = if let client { await client.imageSizes(in: [entry.body]) } else { [String: (width: Int, height: Int)]() }
-                let lines = DisplayFormat.entryScreen(entry, style: globals.style, width: size.columns, imageSizes: sizes)
+                let lines = DisplayFormat.entryScreen(shown.entry, style: globals.style, width: window.columns, imageSizes: shown.imageSizes)
                 try Pager.show(lines.joined(separator: "\n") + "\n")
             } else {
-                Output.write(DisplayFormat.entryDetail(entry, style: globals.style))
+                Output.write(DisplayFormat.entryDetail(shown.entry, style: globals.style))
             }
         }
     }

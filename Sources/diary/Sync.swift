@@ -28,7 +28,7 @@ extension DiaryCommand {
 
         func run() async throws {
             let client = try globals.makeClient()
-            let location = ReplicaLocation(server: try globals.serverURL(), token: globals.resolvedToken())
+            let location = try globals.replicaLocation()
             if reset { try Self.confirmReset(location) }
             let report = try await Self.perform(client: client, location: location, reset: reset, style: globals.style)
             let restarted = report.outcome.restarted ? " (the server no longer had what the copy needed: synced again from the beginning)" : ""
