@@ -94,8 +94,7 @@ struct AtomPubCall: Sendable {
 
     /// The body as an AtomPub entry: Atom XML (415 otherwise), read with no document type (400).
     func entryDocument() throws(Problem) -> AtomEntryDocument {
-        let mediaType = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
-        guard let mediaType, ["application/atom+xml", "application/xml", "text/xml"].contains(mediaType) else {
+        guard ["application/atom+xml", "application/xml", "text/xml"].contains(request.mediaType) else {
             throw .unsupportedMediaType("Send the entry as Atom XML with the header 'Content-Type: \(AtomPubDocuments.entryMediaType)'.")
         }
         do {

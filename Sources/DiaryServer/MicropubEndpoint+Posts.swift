@@ -36,18 +36,14 @@ extension MicropubEndpoint {
 
     static func read(_ request: Request) throws(MicropubError) -> Body {
         let contentType = request.headers[.contentType] ?? ""
-        let mediaType = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
         var body = Body()
-        switch mediaType {
+        switch request.mediaType {
         case "application/json": body.json = request.body
         case "application/x-www-form-urlencoded":
-            for pair in request.body.split(separator: UInt8(ascii: "&")) {
-                let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
-                guard let name = PercentEncoding.decode(Substring(decoding: parts[0], as: UTF8.self), plusAsSpace: true),
-                      let value = PercentEncoding.decode(Substring(decoding: parts.count > 1 ? parts[1] : [], as: UTF8.self), plusAsSpace: true)
-                else { throw .invalidRequest("The form has a broken percent-escape or is not UTF-8.") }
-                body.fields.append((name, .text(value)))
+            guard let items = QueryItem.decode(form: Substring(decoding: request.body, as: UTF8.self)) else {
+                throw .invalidRequest("The form has a broken percent-escape or is not UTF-8.")
             }
+            body.fields = items.map { ($0.name, .text($0.value)) }
         case "multipart/form-data":
             let parts: [MultipartUpload.Part]
             do { parts = try MultipartUpload.parts(in: request.body, contentType: contentType) } catch { throw MicropubEndpoint.micropubError(error) }

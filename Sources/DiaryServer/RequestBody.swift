@@ -16,11 +16,12 @@ enum RequestBody {
         guard let contentType = request.headers[.contentType] else {
             throw .unsupportedMediaType("The request has no Content-Type. \(hint)")
         }
-        let parts = contentType.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-        guard let mediaType = parts.first, accepted.contains(mediaType) else {
+        let mediaType = request.mediaType
+        guard accepted.contains(mediaType) else {
             throw .unsupportedMediaType("The body is \(contentType.prefix(100)), which this endpoint does not take (\(accepted.joined(separator: ", "))). \(hint)")
         }
-        for parameter in parts.dropFirst() where parameter.hasPrefix("charset=") {
+        let parameters = contentType.split(separator: ";").dropFirst().map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        for parameter in parameters where parameter.hasPrefix("charset=") {
             let charset = parameter.dropFirst("charset=".count).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
             guard charset == "utf-8" || charset == "utf8" else {
                 throw .unsupportedMediaType("The body must be UTF-8, not \(charset.prefix(40)). \(hint)")
@@ -48,7 +49,7 @@ enum RequestBody {
         let accepted = type.acceptedMediaTypes
         let hint = "Send the file as the body with its type (-H 'Content-Type: image/jpeg' --data-binary @photo.jpg) or as a form (-F file=@photo.jpg)."
         let contentType = request.headers[.contentType] ?? ""
-        let mediaType = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        let mediaType = request.mediaType
         let matches = accepted.contains { pattern in
             pattern.hasSuffix("/*") ? mediaType.hasPrefix(pattern.dropLast()) && mediaType.count > pattern.count - 1 : mediaType == pattern
         }

@@ -1,4 +1,5 @@
 import ByteEncodings
+import HTTPTypes
 
 /// One decoded `name=value` pair of a query string.
 public struct QueryItem: Sendable, Equatable {
@@ -11,12 +12,12 @@ public struct QueryItem: Sendable, Equatable {
     }
 }
 
-extension Request {
-    /// The decoded query items in order, or nil when an escape is broken or not UTF-8.
-    public func queryItems() -> [QueryItem]? {
-        guard let rawQuery, !rawQuery.isEmpty else { return [] }
+extension QueryItem {
+    /// `name=value&…` decoded in order, `+` as a space, as query strings and
+    /// `application/x-www-form-urlencoded` bodies send it; nil when an escape is broken or not UTF-8.
+    public static func decode(form: Substring) -> [QueryItem]? {
         var items: [QueryItem] = []
-        for pair in rawQuery.split(separator: "&", omittingEmptySubsequences: true) {
+        for pair in form.split(separator: "&", omittingEmptySubsequences: true) {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard let name = PercentEncoding.decode(parts[0], plusAsSpace: true),
                   let value = PercentEncoding.decode(parts.count > 1 ? parts[1] : "", plusAsSpace: true)
@@ -24,6 +25,24 @@ extension Request {
             items.append(QueryItem(name: name, value: value))
         }
         return items
+    }
+}
+
+extension Request {
+    /// The decoded query items in order, or nil when an escape is broken or not UTF-8.
+    public func queryItems() -> [QueryItem]? {
+        guard let rawQuery else { return [] }
+        return QueryItem.decode(form: rawQuery[...])
+    }
+
+    /// The body's media type: `Content-Type` without its parameters, lower-cased
+    /// (`Application/JSON; charset=utf-8` gives `application/json`); "" when there is none.
+    public var mediaType: String {
+        guard let contentType = headers[.contentType] else { return "" }
+        var type = contentType.prefix { $0 != ";" }
+        while let first = type.first, first == " " || first == "\t" { type.removeFirst() }
+        while let last = type.last, last == " " || last == "\t" { type.removeLast() }
+        return type.lowercased()
     }
 
     /// The decoded path segments (`/api/entries/42` gives `["api", "entries", "42"]`), or nil
