@@ -38,16 +38,18 @@ public struct Authenticator: Sendable {
     /// Who holds `token`, however it came: the `Authorization` header, or Micropub's
     /// `access_token` form field.
     public func holder(token: String) throws(Problem) -> TokenHolder {
-        let hash = TokenHash(token: token)
-        let holder: TokenHolder?
-        do {
-            holder = try store.tokenHolder(tokenHash: hash, at: clock())
-        } catch {
-            throw Problem(error)
-        }
-        guard let holder else {
+        guard let holder = try lookUp(token: token) else {
             throw .unauthorized("The token is not valid; ask for a new one with 'diary-server user token NAME'.")
         }
         return holder
+    }
+
+    /// Who holds `token` now, or nil: the store keeps only its hash, and notes its use.
+    func lookUp(token: String) throws(Problem) -> TokenHolder? {
+        do {
+            return try store.tokenHolder(tokenHash: TokenHash(token: token), at: clock())
+        } catch {
+            throw Problem(error)
+        }
     }
 }
