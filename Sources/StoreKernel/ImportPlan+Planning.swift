@@ -27,14 +27,16 @@ extension ImportPlan {
                 guard owner.ownerID == userID else { throw StoreError(.forbidden, .diary(entry.diaryID)) }
                 defaultVisibility = owner.defaultVisibility
             } else {
-                let waits = entry.draft || EntrySchedule.isAhead(entry.created, of: now)
-                let since = (item.visibility?.value ?? .public) == .public && !waits ? entry.created : now
-                newDiary = NewDiary(title: Diary.firstTitle(of: userName), since: since)
-                diaryOwners[entry.diaryID] = DiaryOwner(ownerID: userID, defaultVisibility: .public)
                 defaultVisibility = .public
             }
             // An entry dated ahead is scheduled, as on every write path.
             let stored = EntryDraft.Stored(item.visibility?.value ?? defaultVisibility, draft: entry.draft, created: entry.created, now: now)
+            if diaryOwners[entry.diaryID] == nil {
+                // A diary made for it is public from the entry's date only if the entry is public now.
+                let since = stored.visibility == .public ? entry.created : now
+                newDiary = NewDiary(title: Diary.firstTitle(of: userName), since: since)
+                diaryOwners[entry.diaryID] = DiaryOwner(ownerID: userID, defaultVisibility: .public)
+            }
             let keepsID = entry.id > largestID
             if !keepsID { entry.id = largestID + 1 }
             largestID = entry.id
