@@ -89,8 +89,7 @@ extension PostgresDiaryStore {
             let total = try session.one((Int64).self, "SELECT count(*) FROM media WHERE user_id = $1", [ownerID]) ?? Int64(0)
             let rows = try session.query("""
                 SELECT m.media_id, m.content_type, m.width, m.height, m.bytes, m.created,
-                ARRAY(SELECT l.entry_id FROM entry_media l JOIN entries e ON e.entry_id = l.entry_id
-                      JOIN diaries d ON d.diary_id = e.diary_id WHERE l.media_id = m.media_id AND d.user_id = m.user_id ORDER BY l.entry_id)
+                ARRAY(SELECT l.entry_id \(MediaAccess.ownerLinks()) ORDER BY l.entry_id)
                 FROM media m WHERE m.user_id = $1 ORDER BY m.created DESC, m.media_row DESC LIMIT $2 OFFSET $3
                 """, [ownerID, page.perPage, page.offset])
             let items = try rows.map { row in

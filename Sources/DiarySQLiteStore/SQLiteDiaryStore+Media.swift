@@ -82,8 +82,7 @@ extension SQLiteDiaryStore {
             let total = try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM media WHERE user_id = ?"), arguments: [ownerID]) ?? 0
             let statement = try db.cachedStatement(sql: """
                 SELECT m.media_id, m.content_type, m.width, m.height, m.bytes, m.created,
-                (SELECT group_concat(l.entry_id) FROM entry_media l JOIN entries e ON e.entry_id = l.entry_id
-                 JOIN diaries d ON d.diary_id = e.diary_id WHERE l.media_id = m.media_id AND d.user_id = m.user_id)
+                (SELECT group_concat(l.entry_id) \(MediaAccess.ownerLinks()))
                 FROM media m WHERE m.user_id = ? ORDER BY m.created DESC, m.media_row DESC LIMIT ? OFFSET ?
                 """)
             let items = try Row.fetchAll(statement, arguments: [ownerID, page.perPage, page.offset]).map { row in

@@ -14,10 +14,15 @@ public enum MediaAccess {
     /// SQL that is true when an image row `media` is linked from an entry of its owner that
     /// anyone may read. The same text on SQLite and PostgreSQL: no placeholder, no dialect.
     public static func linkedFromReadableEntry(media: String = "m") -> String {
+        "EXISTS (SELECT 1 \(ownerLinks(media: media)) AND e.visibility <> 'private')"
+    }
+
+    /// SQL from `FROM` on: the links `l` to an image row `media` from entries `e` of its owner,
+    /// whatever they are; only these links count (someone else linking an image shows it to nobody).
+    public static func ownerLinks(media: String = "m") -> String {
         """
-            EXISTS (SELECT 1 FROM entry_media l JOIN entries e ON e.entry_id = l.entry_id \
-            JOIN diaries d ON d.diary_id = e.diary_id \
-            WHERE l.media_id = \(media).media_id AND d.user_id = \(media).user_id AND e.visibility <> 'private')
+            FROM entry_media l JOIN entries e ON e.entry_id = l.entry_id JOIN diaries d ON d.diary_id = e.diary_id \
+            WHERE l.media_id = \(media).media_id AND d.user_id = \(media).user_id
             """
     }
 
