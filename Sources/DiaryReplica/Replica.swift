@@ -10,6 +10,12 @@ public final class Replica: Sendable {
     public let location: ReplicaLocation
     public let store: SQLiteDiaryStore
 
+    /// How long a command waits for another `diary` writing the same copy (a sync from cron
+    /// writing a page, an offline `add`) before it gives up. A page's transaction takes
+    /// milliseconds on an idle machine and seconds on a loaded one; waiting is what a person
+    /// running two commands expects, and the server's 5 s bound is for requests, not for them.
+    public static let lockWait: TimeInterval = 60
+
     /// Opens (or makes) the replica: the folder 0700, the database and its journal files 0600
     /// (made under a umask of 077: nobody else may read a copy of someone's private entries).
     public init(_ location: ReplicaLocation) throws {
@@ -18,8 +24,17 @@ public final class Replica: Sendable {
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: location.folder.path)
         let previous = umask(0o077)
         defer { umask(previous) }
-        store = try SQLiteDiaryStore(path: location.file.path)
+        store = try SQLiteDiaryStore(path: location.file.path, lockWait: Self.lockWait)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: location.file.path)
+    }
+
+    /// One line saying why the copy at `location` could not be opened, and what to do: wait for
+    /// the other `diary` holding it, or, for a damaged file, start afresh.
+    public static func cannotOpen(_ location: ReplicaLocation, _ error: any Error) -> String {
+        if let error = error as? StoreError, error.isLockHeld {
+            return "the local copy \(location.file.path) is busy: another diary command kept it for over \(Int(lockWait)) s; try again when it ends"
+        }
+        return "the local copy \(location.file.path) cannot be opened (\(error)); run: diary sync --reset"
     }
 
     /// Throws the replica away: its file and journal files. The next sync starts from the beginning.

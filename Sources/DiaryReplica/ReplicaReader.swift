@@ -27,7 +27,7 @@ public struct ReplicaReader: Sendable {
             replica = try Replica(location)
             state = try replica.store.replicaState()
         } catch {
-            throw Unavailable(description: "the local copy \(location.file.path) cannot be read (\(error)); run: diary sync --reset")
+            throw Unavailable(description: Replica.cannotOpen(location, error))
         }
         guard let synced = state.syncedAt else {
             replica.close()

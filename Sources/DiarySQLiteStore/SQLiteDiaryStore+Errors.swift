@@ -44,7 +44,7 @@ extension StoreError {
         case .SQLITE_READONLY: "the database is read-only"
         case .SQLITE_IOERR: "input/output error"
         case .SQLITE_BUSY, .SQLITE_LOCKED:
-            "another connection held the database locked for more than \(Int(SQLiteDiaryStore.busyTimeout)) s"
+            StoreError.lockHeldReason
         case .SQLITE_CANTOPEN: "the database file cannot be opened"
         case .SQLITE_CORRUPT, .SQLITE_NOTADB: "the database file is damaged or not a database"
         case .SQLITE_MISUSE where error.message == "Connection is closed": "the store is closed"
@@ -53,4 +53,14 @@ extension StoreError {
         }
         self.init(.unavailable, subject, detail: "\(reason) (SQLite \(error.extendedResultCode): \(error.message ?? "no message"))")
     }
+}
+
+extension StoreError {
+    /// The reason an SQLite store gives when another connection kept the write lock for longer
+    /// than the store waits for it.
+    static let lockHeldReason = "another connection held the database locked past the wait for it"
+
+    /// True when an SQLite store could not get the write lock in time: another process is
+    /// writing the file, and trying again when it is done is the remedy (the file is fine).
+    public var isLockHeld: Bool { kind == .unavailable && detail.hasPrefix(Self.lockHeldReason) }
 }

@@ -17,7 +17,8 @@ import StoreKernel
 /// - A database file that cannot be written (read-only file or disk) still opens, read-only:
 ///   reads work and writes throw `.unavailable`.
 public final class SQLiteDiaryStore: DiaryStore {
-    /// How long a write waits for another process's write lock before it fails.
+    /// How long a write waits for another process's write lock before it fails, unless the
+    /// opener says otherwise (`lockWait`): the server's requests should not queue for longer.
     public static let busyTimeout: TimeInterval = 5
 
     let pool: DatabasePool
@@ -40,9 +41,15 @@ public final class SQLiteDiaryStore: DiaryStore {
     ///
     /// - parameter queryTimeout: how long one read may run: a read still running then is stopped
     ///   and throws `.timedOut` (an integrity check is never stopped); nil: no limit.
+    /// - parameter lockWait: how long opening and each write wait for another process's write
+    ///   lock. The server's default keeps a request from queueing long; the CLI's replica waits
+    ///   longer, for a sync in another terminal to finish its page.
     /// - parameter clock: the time of new and changed rows (tests pass a fixed one).
     /// - throws: `.unavailable` when the file cannot be opened or migrated.
-    public init(path: String, queryTimeout: Duration? = nil, clock: @escaping @Sendable () -> Date = Date.init) throws(StoreError) {
+    public init(
+        path: String, queryTimeout: Duration? = nil, lockWait: TimeInterval = SQLiteDiaryStore.busyTimeout,
+        clock: @escaping @Sendable () -> Date = Date.init
+    ) throws(StoreError) {
         self.path = path
         self.clock = clock
         self.queryTimeout = queryTimeout
@@ -51,7 +58,7 @@ public final class SQLiteDiaryStore: DiaryStore {
         let subject = "database \(path)"
         do {
             try Self.createParentDirectory(of: path)
-            (pool, isReadOnly) = try Self.openPool(path: path)
+            (pool, isReadOnly) = try Self.openPool(path: path, lockWait: lockWait)
         } catch {
             throw StoreError(error, subject: .operation(subject))
         }
@@ -91,12 +98,12 @@ extension SQLiteDiaryStore {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
-    static func configuration(readonly: Bool) -> Configuration {
+    static func configuration(readonly: Bool, lockWait: TimeInterval = busyTimeout) -> Configuration {
         var configuration = Configuration()
         configuration.label = "Diary"
         configuration.readonly = readonly
         configuration.foreignKeysEnabled = true
-        configuration.busyMode = .timeout(busyTimeout)
+        configuration.busyMode = .timeout(lockWait)
         configuration.registerDiaryTokenizers()
         if readonly {
             // Up to `ReaderConnections.maximumCount` readers: at SQLite's default of 2 MiB of
@@ -110,9 +117,9 @@ extension SQLiteDiaryStore {
     }
 
     /// A writable pool, or a read-only one when SQLite cannot write the file.
-    static func openPool(path: String) throws -> (DatabasePool, readOnly: Bool) {
+    static func openPool(path: String, lockWait: TimeInterval) throws -> (DatabasePool, readOnly: Bool) {
         do {
-            let pool = try DatabasePool(path: path, configuration: configuration(readonly: false))
+            let pool = try DatabasePool(path: path, configuration: configuration(readonly: false, lockWait: lockWait))
             // GRDB sets `synchronous = NORMAL` when it turns WAL on, after any `prepareDatabase`
             // hook, so FULL is set here, on the writer connection, which stays open for the
             // life of the pool. (Readers never write: their setting does not matter.)

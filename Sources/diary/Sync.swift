@@ -99,12 +99,12 @@ extension DiaryCommand {
             return try await client.send(GetCurrentUser()).name
         }
 
-        /// The replica, or one line saying it cannot be opened and how to start afresh.
+        /// The replica, or one line saying why it cannot be opened and what to do.
         static func open(_ location: ReplicaLocation) throws -> Replica {
             do {
                 return try Replica(location)
             } catch {
-                throw CommandFailure("the local copy \(location.file.path) cannot be opened (\(error)); run: diary sync --reset")
+                throw CommandFailure(Replica.cannotOpen(location, error))
             }
         }
     }

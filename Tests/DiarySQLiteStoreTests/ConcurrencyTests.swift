@@ -3,9 +3,35 @@ import DiaryStore
 import StoreTestSupport
 @testable import DiarySQLiteStore
 import Foundation
+import GRDB
 import Testing
 
 @Suite struct ConcurrencyTests {
+    /// A write lock held past the opener's wait is said as such (`isLockHeld`), so that the CLI
+    /// can tell a busy replica (wait, try again) from a damaged one (reset it); a longer wait
+    /// (`lockWait`) outlasts the holder.
+    @Test func aLockHeldPastTheWaitIsToldApart() throws {
+        try withTemporaryDirectory { directory in
+            let holder = try SQLiteDiaryStore(path: directory.databasePath)
+            defer { try? holder.close() }
+            try holder.pool.write { _ in
+                // Opening takes the write lock (migrations): it cannot while this transaction holds it.
+                do {
+                    let store = try SQLiteDiaryStore(path: directory.databasePath, lockWait: 0.1)
+                    try? store.close()
+                    Issue.record("opened while another connection held the write lock")
+                } catch let error as StoreError {
+                    #expect(error.isLockHeld, "\(error)")
+                }
+            }
+            let store = try SQLiteDiaryStore(path: directory.databasePath, lockWait: 0.1)
+            defer { try? store.close() }
+            #expect(try store.pragma("busy_timeout", on: .writer) == "100")
+            // Any other failure is not a held lock.
+            #expect(!StoreError(.unavailable, .operation("x"), detail: "the disk is full").isLockHeld)
+        }
+    }
+
     /// 8 threads × 50 entries through two stores on the same file, as two server processes
     /// would: one store's writes queue in GRDB, the two stores' wait on each other's lock
     /// through the busy timeout. Not one may fail.

@@ -254,7 +254,8 @@ import Testing
     }
 
     /// A sync running while `diary add --offline` writes to the same replica: they wait for
-    /// each other (SQLite's lock, a 5 s busy timeout against page transactions of milliseconds),
+    /// each other (SQLite's lock: the replica waits up to `Replica.lockWait` for a page, whose
+    /// transaction takes milliseconds idle and seconds on a loaded machine),
     /// both finish, and the replica holds everything.
     @Test func aSyncAndAnOfflineAddAtOnce() throws {
         let (server, seeded) = try Self.seededServer(entries: 3000)
