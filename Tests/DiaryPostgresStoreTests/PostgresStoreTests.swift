@@ -229,6 +229,9 @@ struct PostgresStoreTests {
             defer { store.close() }
             let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
             try PostgresDiaryStore.withAdminConnection(url, subject: "seeding") { session in
+                // Seeding is maintenance, not a request: no statement timeout (on a loaded CI
+                // machine the 5,000 rows and their trigram indexes outlasted a request's).
+                try session.execute("SET statement_timeout = 0")
                 try session.execute("""
                     INSERT INTO entries (diary_id, title, body, created, updated)
                     SELECT 1, 'entry ' || i, md5(i::text) || ' about the weather', t, t
@@ -262,6 +265,9 @@ struct PostgresStoreTests {
             _ = try store.createUser(name: "alice", tokenHash: newTokenHash())
             let window = PostgresEntryDialect.rankedWindow
             try PostgresDiaryStore.withAdminConnection(url, subject: "seeding") { session in
+                // Seeding is maintenance, not a request: no statement timeout (on a loaded CI
+                // machine the 5,000 rows and their trigram indexes outlasted a request's).
+                try session.execute("SET statement_timeout = 0")
                 // Entry 1, the oldest, holds the term in its title; the rest in their body only.
                 try session.execute("""
                     INSERT INTO entries (diary_id, title, body, created, updated)
