@@ -93,11 +93,7 @@ public struct ReplicaSync: Sendable {
             try replica.store.applyReplicated(page.changes, cursor: next.description, syncedAt: now(), owner: owner)
             outcome.changes += page.changes.count
             cursor = next
-            if !page.more {
-                // A first sync wrote its entries without indexing them: built once, now.
-                try replica.store.buildDeferredSearchIndexes()
-                return (outcome, replica)
-            }
+            if !page.more { return (outcome, replica) }
         }
     }
 

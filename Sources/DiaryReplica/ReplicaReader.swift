@@ -43,9 +43,6 @@ public struct ReplicaReader: Sendable {
 
     /// A page and the store's position after it, for paging on by keyset (`diary browse`).
     public func results(_ query: EntryQuery) throws(StoreError) -> EntryResults {
-        // A first sync cut off before its end left the search indexes to build: built before
-        // the first search, so that it finds what the server would (lists need no index).
-        if !query.filter.terms.isEmpty { try replica.store.buildDeferredSearchIndexes() }
         var query = query
         query.viewerID = viewerID
         return try replica.store.entries(query)

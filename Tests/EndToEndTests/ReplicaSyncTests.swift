@@ -133,39 +133,14 @@ import Testing
         let file = cut.file(of: server, token: nil)
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
-        let held = try Self.held(file)
-        #expect(held.count > 0 && held.count < 4000, "killed after \(held.count) entries")
-
-        // A first sync leaves the search indexes to its end; a search of the copy it left
-        // builds them first, and finds every entry held that has the term.
-        for term in Self.searchedTerms {
-            let found = try Self.searched(term, cut, server)
-            let holding = held.filter { ($0.title + " " + $0.body).lowercased().contains(term.lowercased()) }
-            #expect(found.total == min(holding.count, EntryPage.countedMatches), "\(term)")
-            #expect(found.entries.count == min(holding.count, 100), "\(term)")
-            #expect(Set(found.entries.map(\.id)).isSubset(of: holding.map(\.id)), "\(term)")
-        }
+        let partial = try Self.held(file).count
+        #expect(partial > 0 && partial < 4000, "killed after \(partial) entries")
 
         #expect(try server.diary(["sync"], environment: cut.environment).status == 0)
         #expect(try server.diary(["sync"], environment: whole.environment).status == 0)
         let resumed = try Self.held(file)
         #expect(resumed.count == 4000)
         #expect(resumed == (try Self.held(whole.file(of: server, token: nil))))
-        // Searched alike, ranks included, whether the indexes were built by a search half-way
-        // and kept by the rest of the sync, or built at the end of an uninterrupted one.
-        for term in Self.searchedTerms {
-            #expect(try Self.searched(term, cut, server) == (try Self.searched(term, whole, server)), "\(term)")
-        }
-    }
-
-    /// Terms the seeded entries hold: English and Japanese, of one, two and more characters.
-    static let searchedTerms = ["zanzibar", "coffee", "京都", "雨", "zz"]
-
-    /// `diary search term --offline` in the copy under `home`: its first page of 100.
-    static func searched(_ term: String, _ home: DataHome, _ server: ServerProcess) throws -> EntryPage {
-        let answer = try server.diary(["search", term, "--offline", "--json", "--per-page", "100"], environment: home.environment)
-        try #require(answer.status == 0, "\(answer.stderr)")
-        return try JSONDecoder.diary.decode(EntryPage.self, from: Data(answer.stdout.utf8))
     }
 
     /// Sync, stop the server, then list, show, search (English and Japanese) and tags answer
