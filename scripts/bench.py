@@ -31,7 +31,7 @@ from diarykit.nginx import files_config, nginx_worker, proxy_config, start_nginx
 from diarykit.postgres import PostgresCluster  # noqa: E402
 from diarykit.processes import Children, free_port, status_kib  # noqa: E402
 from diarykit.server import serve_command, serve_flags, start_serving  # noqa: E402
-from bench_growth import measure_growth, print_growth_table  # noqa: E402
+from bench_growth import measure_growth, print_growth_table, seeded_sqlite  # noqa: E402
 from bench_replica import measure_replica  # noqa: E402
 
 LUA_DIR = os.path.join(ROOT, "bench")
@@ -72,7 +72,9 @@ def parse_arguments():
     parser.add_argument("--growth-kinds", metavar="TEXT",
                         help="with --growth: only the request kinds whose label contains TEXT (e.g. tag)")
     parser.add_argument("--seed-cache", metavar="DIR",
-                        help="with --growth on SQLite: keep seeded files here and reuse them (1,000,000 entries take minutes)")
+                        help="with --growth or --replica on SQLite: keep seeded files here and reuse them (1,000,000 entries take minutes)")
+    parser.add_argument("--replica", action="store_true",
+                        help="instead of the table, only the offline replica's rows (issue 22) on --entries entries")
     arguments = parser.parse_args()
     if arguments.growth:
         try:
@@ -346,7 +348,7 @@ def machine():
             model = next((line.split(":", 1)[1].strip() for line in file if line.startswith("model name")), model)
     except OSError:
         pass
-    return {"cores": os.cpu_count(), "cpu": model, "kernel": platform.release(),
+    return {"cores": os.cpu_count(), "cpu": model, "kernel": platform.release(), "load_average": os.getloadavg()[0],
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
 
 
@@ -409,12 +411,16 @@ def print_table(report):
 
     def format_line(cells):
         return "  ".join(cell.ljust(widths[i]) if i in left else cell.rjust(widths[i]) for i, cell in enumerate(cells)).rstrip()
-    m, rss = report["machine"], report["rss"]
-    print(f"{report['entries']:,} entries, {report['duration_s']} s per wrk run, {m['cores']} cores ({m['cpu']}), {m['date']}")
+    m, rss = report["machine"], report.get("rss")
+    wrk_runs = f", {report['duration_s']} s per wrk run" if "duration_s" in report else ""
+    print(f"{report['entries']:,} entries{wrk_runs}, {m['cores']} cores ({m['cpu']}), 1-minute load average {m['load_average']:.1f} "
+          f"when taken, {m['date']}")
     print(format_line(header))
     print(format_line(["-" * width for width in widths]))
     for line in lines:
         print(format_line(line))
+    if rss is None:  # --replica: the replica's rows only
+        return
     verdict = "n/a below 100,000 entries" if rss["ok"] is None else ("ok" if rss["ok"] else "MISS")
     print(f"diary-server peak RSS {rss['peak_rss_mib']:.1f} MiB ({verdict}: {rss['target']})")
     depth = report.get("cursor_paging")
@@ -708,6 +714,8 @@ def main():
             report = measure_growth(arguments, folder, lambda entries, database: seed(arguments, database, engine, entries), log)
         elif arguments.sizing:
             report = measure_sizing(arguments, folder, children)
+        elif arguments.replica:
+            report = measure_replica_alone(arguments, folder, children)
         elif arguments.database == "postgres":
             report = measure_postgres(arguments, folder, children)
         else:
@@ -722,6 +730,8 @@ def main():
             log(f"kept {folder}")
     if arguments.growth:
         print_growth_table(report)
+    elif arguments.replica:
+        print_table(report)
     elif arguments.database == "postgres":
         print_postgres_table(report)
     else:
@@ -730,6 +740,19 @@ def main():
         with open(arguments.json, "w") as file:
             json.dump(report, file, indent=2)
             file.write("\n")
+
+
+def measure_replica_alone(arguments, folder, children):
+    """The offline replica's rows alone (--replica), on a copy of the seeded file (the rows write
+    an entry; a --seed-cache file stays as seeded)."""
+    seeded, token = seeded_sqlite(arguments, arguments.entries, folder,
+                                  lambda entries, database: seed(arguments, database, entries=entries))
+    database = os.path.join(folder, "diary.sqlite3")
+    shutil.copyfile(seeded, database)
+    server, port = start_diary_server(children, arguments, database, os.path.join(folder, "diary-server.log"))
+    before = machine()  # the load the rows start under
+    rows = measure_replica(arguments.bin, f"http://{HOST}:{port}", token, arguments.entries, log)
+    return {"machine": before, "entries": arguments.entries, "scenarios": rows}
 
 
 def measure_watched(arguments, folder, children, measured):
