@@ -1,6 +1,7 @@
 import CMicroHTTPD
 import Glibc
 import HTTPCore
+import Synchronization
 
 /// A kept answer's body as a sealed memory file (memfd), which libmicrohttpd sends with
 /// `sendfile`: the kernel hands the file's pages to the socket, where a buffer body
@@ -13,6 +14,12 @@ import HTTPCore
 /// copy does not repay (docs/photos.md, "Serving").
 final class KeptFile: Sendable {
     static let minimumSize = 64 * 1024
+    /// Files open at once, at most: past it a kept body goes from memory. Each file holds a
+    /// descriptor, and a large `--response-cache` could otherwise keep enough of them to leave
+    /// none for the connections (1,024 by default). The default 16 MiB cache holds at most 256
+    /// bodies of `minimumSize`.
+    static let limit = 256
+    private static let openFiles = Atomic<Int>(0)
 
     private let descriptor: Int32
     private let size: UInt64
@@ -22,16 +29,25 @@ final class KeptFile: Sendable {
         self.size = UInt64(size)
     }
 
-    /// The file of `bytes`, or nil when none could be made (no memfd, out of descriptors):
-    /// the body is then sent from memory.
+    /// The file of `bytes`, or nil when none could be made (`limit` files open already, no
+    /// memfd, out of descriptors): the body is then sent from memory, and the next request
+    /// for it tries again.
     static func of(_ bytes: [UInt8]) -> KeptFile? {
+        guard openFiles.add(1, ordering: .relaxed).newValue <= limit else {
+            openFiles.subtract(1, ordering: .relaxed)
+            return nil
+        }
         let descriptor = bytes.withUnsafeBytes { diary_sealed_memory_file($0.baseAddress, $0.count) }
-        guard descriptor >= 0 else { return nil }
+        guard descriptor >= 0 else {
+            openFiles.subtract(1, ordering: .relaxed)
+            return nil
+        }
         return KeptFile(descriptor: descriptor, size: bytes.count)
     }
 
     deinit {
         close(descriptor)
+        Self.openFiles.subtract(1, ordering: .relaxed)
     }
 
     /// A libmicrohttpd response sending this file, or nil when `body` is too small to be sent
