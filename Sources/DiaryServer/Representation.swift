@@ -35,16 +35,17 @@ struct Representation: Sendable {
         self.lastModified = lastModified
     }
 
-    /// The same representation with its body in a buffer of exactly its size, for keeping: an
-    /// encoder's buffer grows by doubling and can be up to twice as large (the response cache's
-    /// real size had been 2.5 × its count).
-    func compacted() -> Representation {
+    /// The same representation for keeping: its body in a buffer of exactly its size (an
+    /// encoder's buffer grows by doubling and can be up to twice as large; the response cache's
+    /// real size had been 2.5 × its count), marked as kept so that the transport may prepare
+    /// it once for all the requests it answers (`KeptBody`).
+    func kept() -> Representation {
         var body: [UInt8] = []
         body.reserveCapacity(response.body.count)
         body.append(contentsOf: response.body)
         var compact = response
         compact.body = body
-        return Representation(response: compact, tag: tag, lastModified: lastModified)
+        return Representation(response: compact.keepingBody(), tag: tag, lastModified: lastModified)
     }
 
     /// The same representation with its answers labelled with the route that made it, so that

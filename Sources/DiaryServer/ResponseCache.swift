@@ -114,7 +114,7 @@ public final class ResponseCache: Sendable {
     private func keep(_ built: Representation, key: String, version: Int64) {
         let size = built.size + key.utf8.count
         guard size <= byteLimit else { return }
-        let representation = built.compacted()
+        let representation = built.kept()
         state.withLock { state in
             // A version can only move forward; an answer read under an older one is dropped,
             // and a newer one replaces everything kept under the old.

@@ -1,11 +1,17 @@
 import HTTPTypes
 
 /// A complete HTTP response: swift-http-types' head (status and header fields) and the body.
-/// The transport copies `body` out once when it sends it, or, when `stream` is set, sends the
-/// stream's chunks instead (chunked, length unknown).
+/// The transport sends `body` (from a file of its own when `keptBody` is set and it chooses
+/// to), or, when `stream` is set, the stream's chunks instead (chunked, length unknown).
 public struct Response: Sendable {
     public var head: HTTPResponse
-    public var body: [UInt8]
+    public var body: [UInt8] {
+        didSet { keptBody = nil }
+    }
+    /// `body` again, as kept by the response cache (`keepingBody()`): the transport may send
+    /// it from what it prepared once for every response that shares it. Cleared whenever
+    /// `body` is set, so that it is never a different body.
+    public private(set) var keptBody: KeptBody?
     public var stream: HTTPBodyStream?
     /// The path template of the route that answered (`/api/entries/{entry_id}`), nil when none
     /// matched: metrics and the access log name requests by it, never by the raw path, so that
@@ -30,6 +36,13 @@ public struct Response: Sendable {
     public init(status: HTTPResponse.Status, headers: HTTPFields = HTTPFields(), body: [UInt8] = []) {
         head = HTTPResponse(status: status, headerFields: headers)
         self.body = body
+    }
+
+    /// This response with its body marked as kept, to answer many requests: see `KeptBody`.
+    public func keepingBody() -> Response {
+        var kept = self
+        kept.keptBody = KeptBody(body)
+        return kept
     }
 
     public init(status: HTTPResponse.Status, headers: HTTPFields = HTTPFields(), stream: HTTPBodyStream) {

@@ -182,10 +182,13 @@ enum DaemonCallbacks {
         }
     }
 
-    /// Hands the response to libmicrohttpd (its body lent, not copied: `SharedBody`) and queues it. `Content-Length` and `Transfer-Encoding`
-    /// are left out: libmicrohttpd frames the body itself (and keeps the length right for HEAD).
+    /// Hands the response to libmicrohttpd and queues it: a large kept body as a file it sends
+    /// with `sendfile` (`KeptFile`), any other body lent, not copied (`SharedBody`), a stream
+    /// pulled as it is sent. `Content-Length` and `Transfer-Encoding` are left out:
+    /// libmicrohttpd frames the body itself (and keeps the length right for HEAD).
     private static func queue(_ response: Response, on connection: OpaquePointer, closing: Bool) -> MHD_Result {
-        let created = response.stream.map(StreamedBody.response) ?? SharedBody.response(response.body)
+        let created = response.stream.map(StreamedBody.response)
+            ?? response.keptBody.flatMap(KeptFile.response) ?? SharedBody.response(response.body)
         guard let created else { return .NO }
         defer { MHD_destroy_response(created) }
         for field in response.headers {
