@@ -1,7 +1,9 @@
+import CSQLiteConfig
 import DiaryAPI
 import DiaryStore
 import Foundation
 import GRDB
+import GRDBSQLite
 import StoreKernel
 
 /// `DiaryStore` on an SQLite file, through a GRDB `DatabasePool`.
@@ -41,8 +43,12 @@ public final class SQLiteDiaryStore: DiaryStore {
     /// - parameter queryTimeout: how long one read may run: a read still running then is stopped
     ///   and throws `.timedOut` (an integrity check is never stopped); nil: no limit.
     /// - parameter clock: the time of new and changed rows (tests pass a fixed one).
+    /// - parameter keepingWAL: leave the write-ahead log in place when the store closes, instead
+    ///   of checkpointing it into the file (two fsyncs) and deleting it (see `keepsWAL`).
     /// - throws: `.unavailable` when the file cannot be opened or migrated.
-    public init(path: String, queryTimeout: Duration? = nil, clock: @escaping @Sendable () -> Date = Date.init) throws(StoreError) {
+    public init(
+        path: String, queryTimeout: Duration? = nil, keepingWAL: Bool = false, clock: @escaping @Sendable () -> Date = Date.init
+    ) throws(StoreError) {
         self.path = path
         self.clock = clock
         self.queryTimeout = queryTimeout
@@ -51,7 +57,7 @@ public final class SQLiteDiaryStore: DiaryStore {
         let subject = "database \(path)"
         do {
             try Self.createParentDirectory(of: path)
-            (pool, isReadOnly) = try Self.openPool(path: path)
+            (pool, isReadOnly) = try Self.openPool(path: path, keepingWAL: keepingWAL)
         } catch {
             throw StoreError(error, subject: .operation(subject))
         }
@@ -91,7 +97,14 @@ extension SQLiteDiaryStore {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
-    static func configuration(readonly: Bool) -> Configuration {
+    /// - parameter keepingWAL: the writer leaves the WAL as it is when it closes last
+    ///   (`SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE`), for a file opened by one short process after
+    ///   another (the CLI's replica). Each such run otherwise paid three fsyncs for nothing: two
+    ///   for the checkpoint at its close, and one at the next open, where GRDB, finding no WAL,
+    ///   writes one to have a non-empty WAL. The WAL still checkpoints itself past 1,000 pages
+    ///   (SQLite's autocheckpoint), and a WAL left behind is part of the database: any
+    ///   connection reads it, none loses it.
+    static func configuration(readonly: Bool, keepingWAL: Bool = false) -> Configuration {
         var configuration = Configuration()
         configuration.label = "Diary"
         configuration.readonly = readonly
@@ -105,14 +118,19 @@ extension SQLiteDiaryStore {
             configuration.prepareDatabase { db in
                 try db.execute(sql: "PRAGMA cache_size = -512")
             }
+        } else if keepingWAL {
+            configuration.prepareDatabase { db in
+                let code = diary_sqlite_keep_wal_on_close(db.sqliteConnection.map { UnsafeMutableRawPointer($0) })
+                guard code == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
+            }
         }
         return configuration
     }
 
     /// A writable pool, or a read-only one when SQLite cannot write the file.
-    static func openPool(path: String) throws -> (DatabasePool, readOnly: Bool) {
+    static func openPool(path: String, keepingWAL: Bool) throws -> (DatabasePool, readOnly: Bool) {
         do {
-            let pool = try DatabasePool(path: path, configuration: configuration(readonly: false))
+            let pool = try DatabasePool(path: path, configuration: configuration(readonly: false, keepingWAL: keepingWAL))
             // GRDB sets `synchronous = NORMAL` when it turns WAL on, after any `prepareDatabase`
             // hook, so FULL is set here, on the writer connection, which stays open for the
             // life of the pool. (Readers never write: their setting does not matter.)
@@ -181,6 +199,28 @@ extension SQLiteDiaryStore {
     func write<T>(_ subject: @autoclosure () -> StoreError.Subject, _ updates: (Database) throws -> T) throws(StoreError) -> T {
         do {
             return try groupCommit.write(pool, updates)
+        } catch {
+            throw StoreError(error, subject: subject())
+        }
+    }
+
+    /// `write` for what can be fetched again (a replica's page of the server's changes): one
+    /// IMMEDIATE transaction committed with `synchronous = NORMAL`, so without an fsync. In WAL
+    /// mode a power loss may then lose the latest such transactions, never half of one, and never
+    /// an earlier FULL commit (whose fsync covers the whole log before it). Not grouped with other
+    /// writes: a replica has one writer.
+    func writeWithoutSync<T>(_ subject: @autoclosure () -> StoreError.Subject, _ updates: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try pool.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+                defer { try? db.execute(sql: "PRAGMA synchronous = FULL") }
+                var result: T?
+                try db.inTransaction(.immediate) {
+                    result = try updates(db)
+                    return .commit
+                }
+                return result!
+            }
         } catch {
             throw StoreError(error, subject: subject())
         }
