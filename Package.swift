@@ -50,6 +50,8 @@ let package = Package(
         .target(name: "VipsImages", dependencies: ["CVips"]),
         /// glibc's `<malloc.h>`, which the Glibc module leaves out.
         .systemLibrary(name: "CMalloc"),
+        /// `sqlite3_db_config`, which is variadic and so cannot be called from Swift (the system SQLite, as GRDB links it).
+        .target(name: "CSQLiteConfig", linkerSettings: [.linkedLibrary("sqlite3")]),
         /// This process and others: termination signals, malloc arenas, running a program, private files.
         .target(name: "ProcessControl", dependencies: ["CMalloc"]),
         /// The terminal the process runs in: whether there is one, its size, raw mode, keys and signals.
@@ -90,7 +92,7 @@ let package = Package(
         .target(
             name: "DiarySQLiteStore",
             dependencies: [
-                "DiaryStore", "DiaryAPI", "StoreKernel", "DurableFiles", "ProcessControl", "CalendarTime",
+                "DiaryStore", "DiaryAPI", "StoreKernel", "DurableFiles", "ProcessControl", "CalendarTime", "CSQLiteConfig",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             resources: [.embedInCode("schema.sql"), .embedInCode("schema-v2.sql"), .embedInCode("schema-v3.sql"), .embedInCode("schema-v4.sql"), .embedInCode("schema-v5.sql"), .embedInCode("schema-v6.sql"), .embedInCode("schema-v7.sql")]

@@ -40,6 +40,13 @@ public struct OutboxItem: Sendable, Equatable {
 extension SQLiteDiaryStore {
     /// Makes the outbox table if the file has none: by the first change queued, so that a
     /// read of the replica (`diary list --offline`) never writes.
+    /// Whether the outbox table was made (by the first change written offline). Asked of
+    /// `sqlite_master` directly: GRDB's `tableExists` first loads its description of the whole
+    /// schema (perf: 2 % of the samples of an offline `diary list`, more than its query).
+    static func hasOutbox(_ db: Database) throws -> Bool {
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'replica_outbox'")) ?? false
+    }
+
     static func prepareOutbox(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE IF NOT EXISTS replica_outbox (
@@ -89,7 +96,7 @@ extension SQLiteDiaryStore {
     /// Every change waiting, oldest first.
     public func outbox() throws(StoreError) -> [OutboxItem] {
         try read(.operation("replica outbox")) { db in
-            guard try db.tableExists("replica_outbox") else { return [] }
+            guard try Self.hasOutbox(db) else { return [] }
             return try Row.fetchAll(db, sql: """
                 SELECT sequence, kind, entry_id, request, idempotency_key, base_tag, written FROM replica_outbox ORDER BY sequence
                 """).map { row in
@@ -134,7 +141,7 @@ extension SQLiteDiaryStore {
     /// The ids of entries whose change waits in the outbox (added or edited offline).
     public func unsentEntryIDs() throws(StoreError) -> Set<Int64> {
         try read(.operation("replica outbox")) { db in
-            guard try db.tableExists("replica_outbox") else { return [] }
+            guard try Self.hasOutbox(db) else { return [] }
             return Set(try Int64.fetchAll(db, sql: "SELECT entry_id FROM replica_outbox WHERE kind IN ('add', 'edit')"))
         }
     }

@@ -10,11 +10,13 @@ import StoreKernel
 /// made on first sight; the feed's cursor and the time of the last sync are settings.
 extension SQLiteDiaryStore {
     /// Applies one page of the change feed and its cursor in one transaction: a sync cut off
-    /// leaves the replica as it was after the last whole page.
+    /// leaves the replica as it was after the last whole page. Committed without an fsync
+    /// (`writeWithoutSync`): a page a power loss takes back goes with its cursor, and the next
+    /// sync asks for it again.
     /// `owner`: the name of the token's user (nil without a token), whose private entries the
     /// replica is read with.
     public func applyReplicated(_ changes: [EntryChange], cursor: String, syncedAt: Date, owner: String?) throws(StoreError) {
-        try write(.operation("replica page")) { db in
+        try writeWithoutSync(.operation("replica page")) { db in
             try Self.withoutChangeFeed(db)
             for change in changes {
                 switch change {

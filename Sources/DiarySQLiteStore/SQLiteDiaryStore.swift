@@ -1,7 +1,9 @@
+import CSQLiteConfig
 import DiaryAPI
 import DiaryStore
 import Foundation
 import GRDB
+import GRDBSQLite
 import StoreKernel
 
 /// `DiaryStore` on an SQLite file, through a GRDB `DatabasePool`.
@@ -45,10 +47,12 @@ public final class SQLiteDiaryStore: DiaryStore {
     ///   lock. The server's default keeps a request from queueing long; the CLI's replica waits
     ///   longer, for a sync in another terminal to finish its page.
     /// - parameter clock: the time of new and changed rows (tests pass a fixed one).
+    /// - parameter keepingWAL: leave the write-ahead log in place when the store closes, instead
+    ///   of checkpointing it into the file (two fsyncs) and deleting it (see `configuration(readonly:lockWait:keepingWAL:)`).
     /// - throws: `.unavailable` when the file cannot be opened or migrated.
     public init(
         path: String, queryTimeout: Duration? = nil, lockWait: TimeInterval = SQLiteDiaryStore.busyTimeout,
-        clock: @escaping @Sendable () -> Date = Date.init
+        keepingWAL: Bool = false, clock: @escaping @Sendable () -> Date = Date.init
     ) throws(StoreError) {
         self.path = path
         self.clock = clock
@@ -58,7 +62,7 @@ public final class SQLiteDiaryStore: DiaryStore {
         let subject = "database \(path)"
         do {
             try Self.createParentDirectory(of: path)
-            (pool, isReadOnly) = try Self.openPool(path: path, lockWait: lockWait)
+            (pool, isReadOnly) = try Self.openPool(path: path, lockWait: lockWait, keepingWAL: keepingWAL)
         } catch {
             throw StoreError(error, subject: .operation(subject))
         }
@@ -98,7 +102,14 @@ extension SQLiteDiaryStore {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
-    static func configuration(readonly: Bool, lockWait: TimeInterval = busyTimeout) -> Configuration {
+    /// - parameter keepingWAL: the writer leaves the WAL as it is when it closes last
+    ///   (`SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE`), for a file opened by one short process after
+    ///   another (the CLI's replica). Each such run otherwise paid three fsyncs for nothing: two
+    ///   for the checkpoint at its close, and one at the next open, where GRDB, finding no WAL,
+    ///   writes one to have a non-empty WAL. The WAL still checkpoints itself past 1,000 pages
+    ///   (SQLite's autocheckpoint), and a WAL left behind is part of the database: any
+    ///   connection reads it, none loses it.
+    static func configuration(readonly: Bool, lockWait: TimeInterval = busyTimeout, keepingWAL: Bool = false) -> Configuration {
         var configuration = Configuration()
         configuration.label = "Diary"
         configuration.readonly = readonly
@@ -112,14 +123,19 @@ extension SQLiteDiaryStore {
             configuration.prepareDatabase { db in
                 try db.execute(sql: "PRAGMA cache_size = -512")
             }
+        } else if keepingWAL {
+            configuration.prepareDatabase { db in
+                let code = diary_sqlite_keep_wal_on_close(db.sqliteConnection.map { UnsafeMutableRawPointer($0) })
+                guard code == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
+            }
         }
         return configuration
     }
 
     /// A writable pool, or a read-only one when SQLite cannot write the file.
-    static func openPool(path: String, lockWait: TimeInterval) throws -> (DatabasePool, readOnly: Bool) {
+    static func openPool(path: String, lockWait: TimeInterval, keepingWAL: Bool) throws -> (DatabasePool, readOnly: Bool) {
         do {
-            let pool = try DatabasePool(path: path, configuration: configuration(readonly: false, lockWait: lockWait))
+            let pool = try DatabasePool(path: path, configuration: configuration(readonly: false, lockWait: lockWait, keepingWAL: keepingWAL))
             // GRDB sets `synchronous = NORMAL` when it turns WAL on, after any `prepareDatabase`
             // hook, so FULL is set here, on the writer connection, which stays open for the
             // life of the pool. (Readers never write: their setting does not matter.)
@@ -188,6 +204,28 @@ extension SQLiteDiaryStore {
     func write<T>(_ subject: @autoclosure () -> StoreError.Subject, _ updates: (Database) throws -> T) throws(StoreError) -> T {
         do {
             return try groupCommit.write(pool, updates)
+        } catch {
+            throw StoreError(error, subject: subject())
+        }
+    }
+
+    /// `write` for what can be fetched again (a replica's page of the server's changes): one
+    /// IMMEDIATE transaction committed with `synchronous = NORMAL`, so without an fsync. In WAL
+    /// mode a power loss may then lose the latest such transactions, never half of one, and never
+    /// an earlier FULL commit (whose fsync covers the whole log before it). Not grouped with other
+    /// writes: a replica has one writer.
+    func writeWithoutSync<T>(_ subject: @autoclosure () -> StoreError.Subject, _ updates: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try pool.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+                defer { try? db.execute(sql: "PRAGMA synchronous = FULL") }
+                var result: T?
+                try db.inTransaction(.immediate) {
+                    result = try updates(db)
+                    return .commit
+                }
+                return result!
+            }
         } catch {
             throw StoreError(error, subject: subject())
         }

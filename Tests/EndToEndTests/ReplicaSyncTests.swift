@@ -193,8 +193,13 @@ import Testing
         #expect(status.stdout.contains("server: \(server.url)") && status.stdout.contains("entries held: 1"), "\(status.stdout)")
         #expect(status.stdout.contains("(just now)") && status.stdout.contains("changes not sent: 0"))
 
+        // The copy is its file and its write-ahead log, which the replica keeps between runs:
+        // both damaged, or SQLite would still read every page the log holds.
         let file = home.file(of: server, token: alice)
-        try Data(repeating: 0x5A, count: 8192).write(to: file)
+        #expect(FileManager.default.fileExists(atPath: file.path + "-wal"))
+        for path in [file.path, file.path + "-wal"] {
+            try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: path))
+        }
         for arguments in [["list", "--offline"], ["sync"]] {
             let damaged = try server.diary(arguments, token: alice, environment: home.environment)
             #expect(damaged.status == 1, "\(arguments)")
