@@ -28,13 +28,16 @@ final class ReaderConnections: @unchecked Sendable {
     }
 
     private let path: String
+    /// How long opening a connection waits for another process's lock (`SQLiteDiaryStore`'s `lockWait`).
+    private let lockWait: TimeInterval
     private let condition = NSCondition()
     private var idle: [Reader] = []
     private var openCount = 0
     private var isClosed = false
 
-    init(path: String) {
+    init(path: String, lockWait: TimeInterval) {
         self.path = path
+        self.lockWait = lockWait
     }
 
     /// Runs `value` on a free connection; with a `budget`, a statement still running when it
@@ -90,7 +93,7 @@ final class ReaderConnections: @unchecked Sendable {
             if openCount < Self.maximumCount {
                 openCount += 1
                 do {
-                    return Reader(queue: try DatabaseQueue(path: path, configuration: SQLiteDiaryStore.configuration(readonly: true)))
+                    return Reader(queue: try DatabaseQueue(path: path, configuration: SQLiteDiaryStore.configuration(readonly: true, lockWait: lockWait)))
                 } catch {
                     openCount -= 1
                     throw error

@@ -38,8 +38,6 @@ public struct OutboxItem: Sendable, Equatable {
 /// The replica's outbox: a table of its own in the replica's file (not a migration of the
 /// server's schema: only replicas have it), and the local entry each change shows at once.
 extension SQLiteDiaryStore {
-    /// Makes the outbox table if the file has none: by the first change queued, so that a
-    /// read of the replica (`diary list --offline`) never writes.
     /// Whether the outbox table was made (by the first change written offline). Asked of
     /// `sqlite_master` directly: GRDB's `tableExists` first loads its description of the whole
     /// schema (perf: 2 % of the samples of an offline `diary list`, more than its query).
@@ -47,6 +45,8 @@ extension SQLiteDiaryStore {
         try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'replica_outbox'")) ?? false
     }
 
+    /// Makes the outbox table if the file has none: by the first change queued, so that a
+    /// read of the replica (`diary list --offline`) never writes.
     static func prepareOutbox(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE IF NOT EXISTS replica_outbox (

@@ -43,8 +43,8 @@ public final class SQLiteDiaryStore: DiaryStore {
     ///
     /// - parameter queryTimeout: how long one read may run: a read still running then is stopped
     ///   and throws `.timedOut` (an integrity check is never stopped); nil: no limit.
-    /// - parameter lockWait: how long opening and each write wait for another process's write
-    ///   lock. The server's default keeps a request from queueing long; the CLI's replica waits
+    /// - parameter lockWait: how long opening, each write and each new read connection wait for
+    ///   another process's lock. The server's default keeps a request from queueing long; the CLI's replica waits
     ///   longer, for a sync in another terminal to finish its page.
     /// - parameter clock: the time of new and changed rows (tests pass a fixed one).
     /// - parameter keepingWAL: leave the write-ahead log in place when the store closes, instead
@@ -57,7 +57,7 @@ public final class SQLiteDiaryStore: DiaryStore {
         self.path = path
         self.clock = clock
         self.queryTimeout = queryTimeout
-        readers = ReaderConnections(path: path)
+        readers = ReaderConnections(path: path, lockWait: lockWait)
         versionWatcher = DataVersionWatcher(readers: readers)
         let subject = "database \(path)"
         do {
@@ -218,13 +218,18 @@ extension SQLiteDiaryStore {
         do {
             return try pool.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
-                defer { try? db.execute(sql: "PRAGMA synchronous = FULL") }
-                var result: T?
-                try db.inTransaction(.immediate) {
-                    result = try updates(db)
-                    return .commit
+                let result = Result { () throws -> T in
+                    var result: T?
+                    try db.inTransaction(.immediate) {
+                        result = try updates(db)
+                        return .commit
+                    }
+                    return result!
                 }
-                return result!
+                // Thrown, not ignored: a writer left at NORMAL would commit the outbox (what the
+                // user wrote offline) without its fsync, silently.
+                try db.execute(sql: "PRAGMA synchronous = FULL")
+                return try result.get()
             }
         } catch {
             throw StoreError(error, subject: subject())
