@@ -58,7 +58,7 @@ public final class SQLiteDiaryStore: DiaryStore {
         self.clock = clock
         self.queryTimeout = queryTimeout
         readers = ReaderConnections(path: path, lockWait: lockWait)
-        versionWatcher = DataVersionWatcher(readers: readers)
+        versionWatcher = DataVersionWatcher(readers: readers, path: path)
         let subject = "database \(path)"
         do {
             try Self.createParentDirectory(of: path)
@@ -71,6 +71,7 @@ public final class SQLiteDiaryStore: DiaryStore {
     /// Closes every connection. Any later call throws `.unavailable`.
     public func close() throws(StoreError) {
         do {
+            try versionWatcher.close()
             try readers.close()
             try pool.close()
         } catch {
