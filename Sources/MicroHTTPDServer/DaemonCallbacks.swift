@@ -72,7 +72,7 @@ enum DaemonCallbacks {
     }
 
     /// After this callback, libmicrohttpd 0.9.75 splits the query into GET arguments in the
-    /// connection's 32 KiB pool, which nothing here reads. A 3.5 KB query of 500 short arguments
+    /// connection's pool (`connectionMemoryLimit`), which nothing here reads. A 3.5 KB query of 500 short arguments
     /// ran the pool out; libmicrohttpd ignores that failure, and the connection hung without an
     /// answer until its timeout. The target lies in its read buffer, and where the query starts
     /// was found before this callback: ending the text right after `?` leaves nothing to split.

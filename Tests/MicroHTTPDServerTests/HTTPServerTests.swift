@@ -178,8 +178,10 @@ struct HTTPServerTests {
     }
 
     /// libmicrohttpd 0.9.75 hung without an answer once a query's arguments filled its pool.
+    /// 1,000 arguments (6.9 KB) are more than the 16 KiB pool holds split (a header record each), and the query
+    /// and its echo in `X-Query` still fit in the pool together.
     @Test func aQueryOfManyArgumentsIsAnswered() throws {
-        let query = (0..<2_000).map { "t=\($0)" }.joined(separator: "&")
+        let query = (0..<1_000).map { "t=\($0)" }.joined(separator: "&")
         try withServer { server, _ in
             let connection = try RawConnection(port: server.port)
             try connection.send("GET /many?\(query) HTTP/1.1\r\nHost: test\r\n\r\n")
