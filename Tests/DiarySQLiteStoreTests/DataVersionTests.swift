@@ -30,6 +30,34 @@ import Testing
         }
     }
 
+    /// Another process's commit moves it at once, and its reads do not: the WAL-index header
+    /// the store compares lives in the `-shm` file every process maps.
+    @Test func anotherProcessCommitMovesItAndItsReadsDoNot() throws {
+        try withStore { store, _ in
+            let user = try store.createUser(name: "alice", tokenHash: newTokenHash())
+            _ = try store.createEntry(userID: user.id, diaryID: nil, title: "a", body: "", tags: [], created: nil, visibility: nil, draft: false, idempotency: nil)
+            let start = try store.dataVersion()
+            try runPython("c.execute('SELECT count(*) FROM entries').fetchall()", on: store.path)
+            #expect(try store.dataVersion() == start, "another process's read")
+            // A table without triggers: those of the entries call the store's own tokenizer.
+            try runPython("c.execute(\"INSERT INTO settings VALUES ('a', x'01')\"); c.commit()", on: store.path)
+            let afterCommit = try store.dataVersion()
+            #expect(afterCommit > start, "another process's commit")
+            try runPython("c.execute(\"INSERT INTO settings VALUES ('b', x'01')\"); c.rollback()", on: store.path)
+            #expect(try store.dataVersion() == afterCommit, "another process's rollback")
+        }
+    }
+
+    /// Runs `statement` in a python3 process with `c`, an sqlite3 connection to `path`.
+    private func runPython(_ statement: String, on path: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); \(statement); c.close()", path]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "python3: \(statement)")
+    }
+
     /// Many threads asking at once ask different read connections; each still sees a commit.
     @Test func concurrentCallersAllSeeACommit() throws {
         try withStore { store, _ in
