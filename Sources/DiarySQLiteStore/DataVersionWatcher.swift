@@ -83,7 +83,7 @@ final class DataVersionWatcher: Sendable {
             _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master")
             return diary_sqlite_wal_index(db.sqliteConnection.map { UnsafeMutableRawPointer($0) }).map { UnsafeRawPointer($0) }
         }
-        guard let header = header ?? nil else {
+        guard let header else {
             try? connection.close()
             return .unavailable
         }
