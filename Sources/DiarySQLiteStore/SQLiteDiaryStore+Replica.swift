@@ -77,12 +77,20 @@ extension SQLiteDiaryStore {
         // A draft or a scheduled entry is kept as the server keeps it (private, its visibility
         // to come beside it), so that the replica lists and marks it as the server does.
         let stored = EntryDraft.Stored(entry.visibility, draft: entry.draft, scheduled: entry.scheduled)
+        // An entry the replica already holds as it is now is left alone. The token's own public
+        // entries come twice in a first sync (once in each of its sequences), and an UPDATE that
+        // sets `title` and `body`, even to the same text, runs the search indexes' update
+        // triggers: each index takes the entry out and tokenizes it back in, twice the work of
+        // writing it once (docs/offline.md, "A first sync").
         try db.cachedStatement(sql: """
             INSERT INTO entries (entry_id, diary_id, title, body, created, updated, visibility, draft_visibility, scheduled_visibility)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (entry_id) DO UPDATE SET diary_id = excluded.diary_id, title = excluded.title, body = excluded.body,
             created = excluded.created, updated = excluded.updated, visibility = excluded.visibility,
             draft_visibility = excluded.draft_visibility, scheduled_visibility = excluded.scheduled_visibility
+            WHERE (diary_id, title, body, created, updated, visibility, draft_visibility, scheduled_visibility)
+            IS NOT (excluded.diary_id, excluded.title, excluded.body, excluded.created, excluded.updated, excluded.visibility,
+            excluded.draft_visibility, excluded.scheduled_visibility)
             """).execute(arguments: [
                 entry.id, entry.diaryID, entry.title, entry.body, created, updated, stored.visibility.rawValue, stored.draftVisibility?.rawValue,
                 stored.scheduledVisibility?.rawValue,
