@@ -88,9 +88,11 @@ extension SQLiteDiaryStore {
         // sets `title` and `body`, even to the same text, runs the search indexes' update
         // triggers: each index takes the entry out and tokenizes it back in. In the order of
         // ids: FTS5 also writes its pending terms out when an id is not above the last one.
+        // (`WHERE true`: without it SQLite would read ON CONFLICT as the start of a join's ON.)
         try db.cachedStatement(sql: """
             INSERT INTO entries (entry_id, diary_id, title, body, created, updated, visibility, draft_visibility, scheduled_visibility)
-            SELECT * FROM temp.replica_page WHERE true ORDER BY entry_id
+            SELECT entry_id, diary_id, title, body, created, updated, visibility, draft_visibility, scheduled_visibility
+            FROM temp.replica_page WHERE true ORDER BY entry_id
             ON CONFLICT (entry_id) DO UPDATE SET diary_id = excluded.diary_id, title = excluded.title, body = excluded.body,
             created = excluded.created, updated = excluded.updated, visibility = excluded.visibility,
             draft_visibility = excluded.draft_visibility, scheduled_visibility = excluded.scheduled_visibility
