@@ -81,11 +81,7 @@ extension SQLiteDiaryStore {
                 // server gave it (the same bytes as GET), which the feed wrote here unchanged.
                 item.baseTag = ResponseTag.of(stored)
             }
-            if let local {
-                try Self.replicate(local, db)
-            } else {
-                try db.execute(sql: "DELETE FROM entries WHERE entry_id = ?", arguments: [item.entryID])
-            }
+            try Self.replicate([local.map(EntryChange.entry) ?? .deleted(entryID: item.entryID)], db)
             try db.execute(sql: """
                 INSERT INTO replica_outbox (kind, entry_id, request, idempotency_key, base_tag, written) VALUES (?, ?, ?, ?, ?, ?)
                 """, arguments: [item.kind.rawValue, item.entryID, item.request, item.idempotencyKey, item.baseTag, RFC3339.string(from: item.written)])

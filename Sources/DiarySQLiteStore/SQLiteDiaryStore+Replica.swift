@@ -18,14 +18,7 @@ extension SQLiteDiaryStore {
     public func applyReplicated(_ changes: [EntryChange], cursor: String, syncedAt: Date, owner: String?) throws(StoreError) {
         try writeWithoutSync(.operation("replica page")) { db in
             try Self.withoutChangeFeed(db)
-            for change in changes {
-                switch change {
-                case .deleted(let id):
-                    try db.cachedStatement(sql: "DELETE FROM entries WHERE entry_id = ?").execute(arguments: [id])
-                case .entry(let entry):
-                    try Self.replicate(entry, db)
-                }
-            }
+            try Self.replicate(changes, db)
             let setting = try db.cachedStatement(sql: """
                 INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value
                 """)
@@ -64,8 +57,67 @@ extension SQLiteDiaryStore {
         try db.execute(sql: "DELETE FROM entry_changes")
     }
 
-    /// Writes `entry` as the server gave it, with its author and diary made when first seen.
-    static func replicate(_ entry: Entry, _ db: Database) throws {
+    /// Writes a page's changes as the server gave them, its authors and diaries made when first
+    /// seen. The page's entries reach `entries` in two statements, one deleting and one
+    /// inserting, not one statement each: the search indexes' triggers still index every entry,
+    /// but FTS5 writes its pending terms out as a new segment at each statement that writes
+    /// to `entries` (its savepoint), so an entry written alone became a segment alone, and
+    /// merging those segments cost more than tokenizing (docs/offline.md, "A first sync").
+    static func replicate(_ changes: [EntryChange], _ db: Database) throws {
+        let deleted = changes.compactMap { change -> Int64? in
+            if case .deleted(let id) = change { id } else { nil }
+        }
+        let entries = changes.compactMap { change -> Entry? in
+            if case .entry(let entry) = change { entry } else { nil }
+        }
+        if !deleted.isEmpty {
+            try db.cachedStatement(sql: "DELETE FROM entries WHERE entry_id IN (SELECT value FROM json_each(?))")
+                .execute(arguments: ["[" + deleted.map(String.init).joined(separator: ",") + "]"])
+        }
+        guard !entries.isEmpty else { return }
+        try db.execute(sql: """
+            CREATE TEMP TABLE IF NOT EXISTS replica_page (
+                entry_id INTEGER PRIMARY KEY, diary_id INTEGER, title TEXT, body TEXT, created TEXT, updated TEXT,
+                visibility TEXT, draft_visibility TEXT, scheduled_visibility TEXT)
+            """)
+        for entry in entries {
+            try stage(entry, db)
+        }
+        // An entry the replica already holds as it is now is left alone. The token's own public
+        // entries come twice in a first sync (once in each of its sequences), and an UPDATE that
+        // sets `title` and `body`, even to the same text, runs the search indexes' update
+        // triggers: each index takes the entry out and tokenizes it back in. In the order of
+        // ids: FTS5 also writes its pending terms out when an id is not above the last one.
+        // (`WHERE true`: without it SQLite would read ON CONFLICT as the start of a join's ON.)
+        try db.cachedStatement(sql: """
+            INSERT INTO entries (entry_id, diary_id, title, body, created, updated, visibility, draft_visibility, scheduled_visibility)
+            SELECT entry_id, diary_id, title, body, created, updated, visibility, draft_visibility, scheduled_visibility
+            FROM temp.replica_page WHERE true ORDER BY entry_id
+            ON CONFLICT (entry_id) DO UPDATE SET diary_id = excluded.diary_id, title = excluded.title, body = excluded.body,
+            created = excluded.created, updated = excluded.updated, visibility = excluded.visibility,
+            draft_visibility = excluded.draft_visibility, scheduled_visibility = excluded.scheduled_visibility
+            WHERE (diary_id, title, body, created, updated, visibility, draft_visibility, scheduled_visibility)
+            IS NOT (excluded.diary_id, excluded.title, excluded.body, excluded.created, excluded.updated, excluded.visibility,
+            excluded.draft_visibility, excluded.scheduled_visibility)
+            """).execute()
+        try db.cachedStatement(sql: "DELETE FROM temp.replica_page").execute()
+        for entry in entries {
+            try setTags(db, entryID: entry.id, tags: entry.tags, replacing: true)
+            try touchDiary(db, id: entry.diaryID, now: RFC3339.string(from: entry.updated), publicly: stored(entry).visibility == .public)
+        }
+    }
+
+    /// `entry`'s visibility columns as the server keeps them: a draft or a scheduled entry
+    /// private, its visibility to come beside it, so that the replica lists and marks it as the
+    /// server does.
+    static func stored(_ entry: Entry) -> EntryDraft.Stored {
+        EntryDraft.Stored(entry.visibility, draft: entry.draft, scheduled: entry.scheduled)
+    }
+
+    /// Makes `entry`'s author and diary when first seen, and puts the entry in `replica_page`.
+    /// (A page sends an entry once; should one come twice, the later wins, as it did when each
+    /// was written in turn.)
+    static func stage(_ entry: Entry, _ db: Database) throws {
         let created = RFC3339.string(from: entry.created), updated = RFC3339.string(from: entry.updated)
         try db.cachedStatement(sql: """
             INSERT INTO users (name, token_hash, created) VALUES (?, lower(hex(randomblob(32))), ?) ON CONFLICT (name) DO NOTHING
@@ -74,21 +126,11 @@ extension SQLiteDiaryStore {
             INSERT INTO diaries (diary_id, user_id, title, created, updated)
             SELECT ?, user_id, '', ?, ? FROM users WHERE name = ? ON CONFLICT (diary_id) DO NOTHING
             """).execute(arguments: [entry.diaryID, created, updated, entry.author])
-        // A draft or a scheduled entry is kept as the server keeps it (private, its visibility
-        // to come beside it), so that the replica lists and marks it as the server does.
-        let stored = EntryDraft.Stored(entry.visibility, draft: entry.draft, scheduled: entry.scheduled)
-        try db.cachedStatement(sql: """
-            INSERT INTO entries (entry_id, diary_id, title, body, created, updated, visibility, draft_visibility, scheduled_visibility)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (entry_id) DO UPDATE SET diary_id = excluded.diary_id, title = excluded.title, body = excluded.body,
-            created = excluded.created, updated = excluded.updated, visibility = excluded.visibility,
-            draft_visibility = excluded.draft_visibility, scheduled_visibility = excluded.scheduled_visibility
-            """).execute(arguments: [
-                entry.id, entry.diaryID, entry.title, entry.body, created, updated, stored.visibility.rawValue, stored.draftVisibility?.rawValue,
-                stored.scheduledVisibility?.rawValue,
-            ])
-        try setTags(db, entryID: entry.id, tags: entry.tags, replacing: true)
-        try touchDiary(db, id: entry.diaryID, now: updated, publicly: stored.visibility == .public)
+        let stored = stored(entry)
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO temp.replica_page VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)").execute(arguments: [
+            entry.id, entry.diaryID, entry.title, entry.body, created, updated, stored.visibility.rawValue, stored.draftVisibility?.rawValue,
+            stored.scheduledVisibility?.rawValue,
+        ])
     }
 }
 

@@ -143,6 +143,44 @@ import Testing
         #expect(resumed == (try Self.held(whole.file(of: server, token: nil))))
     }
 
+    /// Offline search finds what the server finds, for terms of each length the replica's indexes
+    /// answer (one or two characters: `entries_grams`; three and more: the trigram indexes),
+    /// after a first sync (where the token's public entries come twice, once in each of its
+    /// sequences) and after edits, a change to private and back, and a deletion.
+    @Test func offlineSearchFindsWhatTheServerFinds() throws {
+        let server = try ServerProcess()
+        let alice = try server.addUser("alice"), bob = try server.addUser("bob")
+        let added: [(String, String, [String])] = [
+            ("Kyoto leaves", "京都で紅葉を見た。 Maple tea", []), ("Plans", "secret plans for the river walk", ["--private"]),
+            ("Walk", "by the river, ZZ top", []), ("紅茶", "tea at noon", ["--visibility", "unlisted"]), ("Gone", "maple syrup", []),
+        ]
+        for (title, body, extra) in added {
+            #expect(try server.diary(["add", title, "--body", body] + extra, token: alice).status == 0)
+        }
+        #expect(try server.diary(["add", "bob's walk", "--body", "river tea 京都"], token: bob).status == 0)
+        let home = DataHome()
+        var environment = home.environment
+        environment["TZ"] = "UTC"
+        func expectTheServersResults() throws {
+            #expect(try server.diary(["sync"], token: alice, environment: environment).status == 0)
+            for term in ["紅", "紅葉", "京都", "zz", "t", "tea", "river walk", "maple", "plans", "\"the river\"", "kyo*"] {
+                let arguments = ["search", term, "--order", "newest", "--per-page", "100"]
+                let online = try server.diary(arguments, token: alice, environment: environment)
+                let offline = try server.diary(arguments + ["--offline"], token: alice, environment: environment)
+                #expect(online.status == 0 && offline.status == 0 && offline.stdout == online.stdout, "\(term): \(offline.stderr)")
+            }
+        }
+        try expectTheServersResults()
+        #expect(try server.diary(["edit", "1", "--body", "京都 without leaves"], token: alice).status == 0)
+        #expect(try server.diary(["edit", "2", "--title", "Plans, done"], token: alice).status == 0)
+        #expect(try server.diary(["edit", "3", "--visibility", "private"], token: alice).status == 0)
+        #expect(try server.diary(["delete", "5"], token: alice).status == 0)
+        try expectTheServersResults()
+        #expect(try server.diary(["edit", "3", "--visibility", "public"], token: alice).status == 0)
+        #expect(try server.diary(["edit", "6", "--body", "zz 紅葉"], token: bob).status == 0)
+        try expectTheServersResults()
+    }
+
     /// Sync, stop the server, then list, show, search (English and Japanese) and tags answer
     /// from the replica with one line on stderr; `--offline` forces it while the server is up,
     /// and `DIARY_OFFLINE=never` keeps the connection error.
