@@ -14,8 +14,9 @@ int diary_sqlite_keep_wal_on_close(void *connection);
 /// through the connection's own VFS (`xShmMap`, region 0), so no other descriptor of the file is
 /// opened (closing one would drop SQLite's POSIX locks on it). Its first 48 bytes are the
 /// WAL-index header that every commit to the file rewrites, from any process
-/// (https://sqlite.org/walformat.html). Valid while `connection` stays open; NULL when the file
-/// is not in WAL mode or the connection has not read yet (its WAL index is mapped then).
+/// (https://sqlite.org/walformat.html). Valid while `connection` stays open; NULL when the VFS
+/// has no shared memory or cannot map it. Call it after `connection` has read the file in WAL
+/// mode, so that the region returned is the one SQLite itself mapped for it.
 const volatile void *diary_sqlite_wal_index(void *connection);
 
 #endif
