@@ -57,6 +57,23 @@ public struct DiaryClient: Sendable {
         return response
     }
 
+    /// Sends `endpoint` and hands the successful answer's body to `deliver` as it arrives, never
+    /// holding it whole (an export is as large as the diary): the answer returned has its head
+    /// only. A non-2xx answer still throws `APIError`; `deliver`'s own failure is thrown as it is.
+    public func download<E: APIEndpoint>(_ endpoint: E, into deliver: BodySink) async throws -> RawResponse {
+        let request = try makeRequest(for: endpoint)
+        let response: RawResponse
+        do {
+            response = try await transport.receive(request, into: deliver)
+        } catch let failure as TransportFailure {
+            throw ConnectionError(serverURL: serverURL, reason: failure.reason)
+        }
+        guard (200..<300).contains(response.status) else {
+            throw APIError(response: response)
+        }
+        return response
+    }
+
     /// `request` sent, a failure to reach the server as `ConnectionError`.
     private func exchange(_ request: PreparedRequest, progress: UploadProgress? = nil) async throws -> RawResponse {
         do {

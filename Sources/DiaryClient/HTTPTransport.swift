@@ -66,6 +66,8 @@ protocol HTTPTransport: Sendable {
     func send(_ request: PreparedRequest) async throws(TransportFailure) -> RawResponse
     /// `send`, telling `progress` how much of the body has gone as it goes.
     func send(_ request: PreparedRequest, progress: @escaping UploadProgress) async throws(TransportFailure) -> RawResponse
+    /// `send`, a successful answer's body streamed to `deliver` (see the extension).
+    func receive(_ request: PreparedRequest, into deliver: BodySink) async throws -> RawResponse
 }
 
 extension HTTPTransport {
@@ -73,7 +75,26 @@ extension HTTPTransport {
     func send(_ request: PreparedRequest, progress: @escaping UploadProgress) async throws(TransportFailure) -> RawResponse {
         try await send(request)
     }
+
+    /// `send`, handing a 2xx answer's body to `deliver` piece by piece as it arrives instead of
+    /// keeping it: an export is as large as the diary. The answer returned has no body then;
+    /// any other status keeps its (small, problem) body in the answer, `deliver` never called.
+    /// `deliver`'s own failure (a full disk) stops the exchange and is thrown as it is.
+    ///
+    /// A transport that cannot stream (`CurlTransport`, which reads curl's output whole) hands
+    /// the whole body over at once.
+    func receive(_ request: PreparedRequest, into deliver: BodySink) async throws -> RawResponse {
+        var response = try await send(request)
+        if (200..<300).contains(response.status) {
+            try response.body.withUnsafeBytes { try deliver($0) }
+            response.body = Data()
+        }
+        return response
+    }
 }
+
+/// Takes a streamed body's bytes, in order, as they arrive; valid only during the call.
+public typealias BodySink = (UnsafeRawBufferPointer) throws -> Void
 
 /// Told, as a request's body goes out, how many of its bytes are sent and how many there are.
 public typealias UploadProgress = @Sendable (_ sent: Int, _ total: Int) -> Void

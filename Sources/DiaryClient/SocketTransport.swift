@@ -25,8 +25,27 @@ struct SocketTransport: HTTPTransport {
         try exchange(request, progress: progress)
     }
 
+    func receive(_ request: PreparedRequest, into deliver: BodySink) async throws -> RawResponse {
+        try exchange(request) { socket throws in try Self.readResponse(from: socket, method: request.head.method, deliver: deliver) }
+    }
+
     /// The blocking exchange behind `send`.
     func exchange(_ request: PreparedRequest, progress: UploadProgress? = nil) throws(TransportFailure) -> RawResponse {
+        do {
+            return try exchange(request, progress: progress) { socket throws in
+                try Self.readResponse(from: socket, method: request.head.method)
+            }
+        } catch let failure as TransportFailure {
+            throw failure
+        } catch {
+            // Only a `BodySink` throws other errors, and collecting the body has none.
+            throw TransportFailure(reason: "\(error)")
+        }
+    }
+
+    /// Connects, sends `request` and lets `read` take the answer off the socket.
+    private func exchange(_ request: PreparedRequest, progress: UploadProgress? = nil,
+                          read: (ClientSocket) throws -> RawResponse) throws -> RawResponse {
         guard let url = request.url, let address = Address(url) else {
             throw TransportFailure(reason: "not an http:// URL")
         }
@@ -45,7 +64,7 @@ struct SocketTransport: HTTPTransport {
             if let answer = try? Self.readResponse(from: socket, method: request.head.method) { return answer }
             throw error
         }
-        return try Self.readResponse(from: socket, method: request.head.method)
+        return try read(socket)
     }
 
     // MARK: - Request
@@ -81,19 +100,45 @@ struct SocketTransport: HTTPTransport {
 
     // MARK: - Response
 
-    /// Reads one response as RFC 9112 frames it: no body for HEAD, 1xx, 204 and 304; chunked
-    /// when `Transfer-Encoding` ends in chunked; else `Content-Length`; else up to the close.
+    /// Reads one response as RFC 9112 frames it, its body kept whole.
     static func readResponse(from socket: ClientSocket, method: HTTPRequest.Method) throws(TransportFailure) -> RawResponse {
         var reader = Reader(socket: socket)
         let head = try readFinalHead(&reader)
+        var body: [UInt8] = []
+        do {
+            try readBody(&reader, head: head, method: method) { body.append(contentsOf: $0) }
+        } catch let failure as TransportFailure {
+            throw failure
+        } catch {
+            throw TransportFailure(reason: "\(error)")  // appending throws nothing
+        }
+        return RawResponse(head: head, body: Data(body))
+    }
+
+    /// Reads one response, a 2xx answer's body handed to `deliver` as it arrives (see
+    /// `HTTPTransport.receive`), any other kept whole.
+    static func readResponse(from socket: ClientSocket, method: HTTPRequest.Method, deliver: BodySink) throws -> RawResponse {
+        var reader = Reader(socket: socket)
+        let head = try readFinalHead(&reader)
+        guard (200..<300).contains(head.status.code) else {
+            var body: [UInt8] = []
+            try readBody(&reader, head: head, method: method) { body.append(contentsOf: $0) }
+            return RawResponse(head: head, body: Data(body))
+        }
+        try readBody(&reader, head: head, method: method, deliver: deliver)
+        return RawResponse(head: head)
+    }
+
+    /// The body after `head`, as RFC 9112 frames it: none for HEAD, 1xx, 204 and 304; chunked
+    /// when `Transfer-Encoding` ends in chunked; else `Content-Length`; else up to the close.
+    private static func readBody(_ reader: inout Reader, head: HTTPResponse, method: HTTPRequest.Method, deliver: BodySink) throws {
         let headers = head.headerFields
         let status = head.status.code
-        let body: [UInt8]
         if method == .head || status < 200 || status == 204 || status == 304 {
-            body = []
+            return
         } else if let codings = headers[.transferEncoding] {
             let last = codings.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-            body = last == "chunked" ? try readChunked(&reader) : try reader.readToEnd()
+            if last == "chunked" { try readChunked(&reader, deliver: deliver) } else { try reader.forwardToEnd(to: deliver) }
         } else if let length = headers[.contentLength] {
             // Duplicates are joined with ", ": acceptable only when they all agree.
             let values = Set(length.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) })
@@ -101,11 +146,10 @@ struct SocketTransport: HTTPTransport {
                   let count = Int(text) else {
                 throw TransportFailure.invalid
             }
-            body = try reader.read(count: count)
+            try reader.forward(count: count, to: deliver)
         } else {
-            body = try reader.readToEnd()
+            try reader.forwardToEnd(to: deliver)
         }
-        return RawResponse(head: head, body: Data(body))
     }
 
     /// The head of the final answer, past any interim 1xx ones (`100 Continue`).
@@ -142,8 +186,7 @@ struct SocketTransport: HTTPTransport {
         return HTTPResponse(status: HTTPResponse.Status(code: status), headerFields: headers)
     }
 
-    private static func readChunked(_ reader: inout Reader) throws(TransportFailure) -> [UInt8] {
-        var body: [UInt8] = []
+    private static func readChunked(_ reader: inout Reader, deliver: BodySink) throws {
         while true {
             let line = try reader.readLine()
             let sizeText = line.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces)
@@ -151,14 +194,13 @@ struct SocketTransport: HTTPTransport {
                 throw TransportFailure.invalid
             }
             if size == 0 { break }
-            body += try reader.read(count: size)
+            try reader.forward(count: size, to: deliver)
             guard try reader.readLine().isEmpty else { throw TransportFailure.invalid }
         }
         // Trailer fields, up to the blank line; a close right after the last chunk loses nothing.
         for _ in 0..<100 {
             guard let line = try? reader.readLine(), !line.isEmpty else { break }
         }
-        return body
     }
 
     // MARK: - Failures
@@ -268,22 +310,39 @@ extension SocketTransport {
             }
         }
 
-        /// Exactly `count` bytes; fewer before the end of the stream is a truncated answer.
-        mutating func read(count: Int) throws(TransportFailure) -> [UInt8] {
-            while buffer.count - position < count {
-                guard try fill() else { throw TransportFailure.closed }
-            }
-            let bytes = Array(buffer[position..<position + count])
-            position += count
-            return bytes
-        }
-
         /// Everything up to the end of the stream.
         mutating func readToEnd() throws(TransportFailure) -> [UInt8] {
             while try fill() {}
             let bytes = Array(buffer[position...])
             position = buffer.count
             return bytes
+        }
+
+        /// Exactly `count` bytes, each piece handed to `deliver` as it arrives; fewer before the
+        /// end of the stream is a truncated answer.
+        mutating func forward(count: Int, to deliver: BodySink) throws {
+            var left = count
+            while left > 0 {
+                if position == buffer.count {
+                    guard try fill() else { throw TransportFailure.closed }
+                }
+                let piece = min(left, buffer.count - position)
+                try handOver(piece, to: deliver)
+                left -= piece
+            }
+        }
+
+        /// `readToEnd()`, each piece handed to `deliver` as it arrives rather than gathered.
+        mutating func forwardToEnd(to deliver: BodySink) throws {
+            repeat {
+                if position < buffer.count { try handOver(buffer.count - position, to: deliver) }
+            } while try fill()
+        }
+
+        private mutating func handOver(_ count: Int, to deliver: BodySink) throws {
+            let start = position
+            try buffer.withUnsafeBytes { try deliver(UnsafeRawBufferPointer(rebasing: $0[start..<start + count])) }
+            position += count
         }
     }
 }

@@ -38,12 +38,12 @@ extension DiaryCommand {
             let client = try globals.makeClient()
             switch format {
             case .json, .ndjson:
-                let raw = try await client.sendRaw(ExportEntries(format: format == .json ? .json : .ndjson))
+                let wire: ExportFormat = format == .json ? .json : .ndjson
                 guard let output else {
-                    Output.write(raw: raw.body)
+                    try await ExportDownload.print(wire, client: client)
                     return
                 }
-                try write(raw.body, to: URL(fileURLWithPath: output))
+                try await ExportDownload.save(wire, to: URL(fileURLWithPath: output), client: client)
                 Output.write("exported to \(output)")
             case .archive:
                 let url = URL(fileURLWithPath: output ?? "diary-export.zip")
@@ -55,27 +55,37 @@ extension DiaryCommand {
             }
         }
 
-        /// One file per entry, the images they link to in `media/` beside them.
+        /// One file per entry, the images they link to in `media/` beside them. The entries
+        /// arrive in a file first and are read back a line at a time, twice (their images, then
+        /// their files), so that the export's size never sits in memory.
         private func writeMarkdown(client: DiaryClient) async throws {
-            let entries = try ExportFile.entries(in: try await client.sendRaw(ExportEntries(format: .ndjson)).body)
             let directory = URL(fileURLWithPath: output ?? "diary-export", isDirectory: true)
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let ids = try await ExportImages.ids(linkedFrom: entries.map(\.body), client: client, includingUnlinked: false)
+            let entries = directory.appendingPathComponent(".entries.ndjson.partial")
+            defer { try? FileManager.default.removeItem(at: entries) }
+            try await ExportDownload.write(.ndjson, to: entries, client: client)
+            var linked = LinkedImages(), count = 0
+            try ExportFile.forEachEntry(inNDJSON: entries) { entry in
+                linked.add(linksIn: entry.body)
+                count += 1
+            }
+            let ids = try await ExportImages.ids(linked, client: client, includingUnlinked: false)
             let paths = try await ExportImages.fetch(ids, client: client) { path, bytes in
                 let file = directory.appendingPathComponent(path)
                 try? FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
                 try write(bytes, to: file)
             }
-            var progress = ProgressBar(total: entries.count, label: "export")
-            for (index, entry) in entries.enumerated() {
+            var progress = ProgressBar(total: count, label: "export"), written = 0
+            try ExportFile.forEachEntry(inNDJSON: entries) { entry in
                 var relinked = entry
                 // Only site paths: `https://host/media/…` keeps pointing at its host.
                 relinked.body = MediaLinks.replacing(in: entry.body, sitePathsOnly: true) { paths[$0] }
                 try write(Data(DisplayFormat.markdown(relinked).utf8), to: directory.appendingPathComponent("\(entry.id).md"))
-                progress.update(index + 1)
+                written += 1
+                progress.update(written)
             }
             progress.finish()
-            Output.write("exported \(DisplayFormat.count(entries.count, "entry", "entries")) and "
+            Output.write("exported \(DisplayFormat.count(count, "entry", "entries")) and "
                 + "\(DisplayFormat.count(paths.count, "image", "images")) to \(directory.path)")
         }
 

@@ -14,11 +14,23 @@ enum ExportArchive {
     static let entriesPath = "entries.ndjson"
 
     /// Writes the archive to `url`, through a partial file renamed at the end: an export
-    /// stopped half-way leaves no archive that looks whole. Returns the number of entries and images.
+    /// stopped half-way leaves no archive that looks whole. The entries arrive in a file beside
+    /// it first, read back a line at a time, so that the export's size never sits in memory.
+    /// Returns the number of entries and images.
     static func write(to url: URL, client: DiaryClient) async throws -> (entries: Int, images: Int) {
-        let ndjson = try await client.sendRaw(ExportEntries(format: .ndjson)).body
-        let bodies = try ExportFile.entries(in: ndjson).map(\.body)
-        let partial = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).partial")
+        let folder = url.deletingLastPathComponent()
+        let partial = folder.appendingPathComponent(".\(url.lastPathComponent).partial")
+        let entries = folder.appendingPathComponent(".\(url.lastPathComponent).entries.partial")
+        defer {
+            try? FileManager.default.removeItem(at: entries)
+            try? FileManager.default.removeItem(at: partial)
+        }
+        try await ExportDownload.write(.ndjson, to: entries, client: client)
+        var linked = LinkedImages(), count = 0
+        try ExportFile.forEachEntry(inNDJSON: entries) { entry in
+            linked.add(linksIn: entry.body)
+            count += 1
+        }
         try? FileManager.default.removeItem(at: partial)
         let archive: Archive
         do {
@@ -26,27 +38,41 @@ enum ExportArchive {
         } catch {
             throw CommandFailure("cannot write \(partial.path): \(error)")
         }
-        try add(ndjson, as: entriesPath, to: archive, compressed: true)
-        let ids = try await ExportImages.ids(linkedFrom: bodies, client: client, includingUnlinked: true)
+        try add(fileAt: entries, as: entriesPath, to: archive)
+        let ids = try await ExportImages.ids(linked, client: client, includingUnlinked: true)
         let written = try await ExportImages.fetch(ids, client: client) { path, bytes in
             try add(bytes, as: path, to: archive, compressed: false)
         }
-        do {
-            if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
-            try FileManager.default.moveItem(at: partial, to: url)
-        } catch {
-            throw CommandFailure("cannot write \(url.path): \(error.localizedDescription)")
-        }
-        return (bodies.count, written.count)
+        try ExportDownload.replace(url, with: partial)
+        return (count, written.count)
     }
 
     private static func add(_ data: Data, as path: String, to archive: Archive, compressed: Bool) throws {
+        try add(path, size: data.count, to: archive, compressed: compressed) { position, size in
+            data.subdata(in: position..<position + size)
+        }
+    }
+
+    /// The file at `url` as the member `path`, deflated, read a piece at a time.
+    private static func add(fileAt url: URL, as path: String, to archive: Archive) throws {
+        guard let handle = try? FileHandle(forReadingFrom: url), let size = try? handle.seekToEnd() else {
+            throw CommandFailure("cannot read \(url.path)")
+        }
+        defer { try? handle.close() }
+        try add(path, size: Int(size), to: archive, compressed: true) { position, count in
+            try handle.seek(toOffset: UInt64(position))
+            return try handle.read(upToCount: count) ?? Data()
+        }
+    }
+
+    private static func add(_ path: String, size: Int, to archive: Archive, compressed: Bool,
+                            piece: @escaping (_ position: Int, _ count: Int) throws -> Data) throws {
         do {
             try archive.addEntry(
-                with: path, type: .file, uncompressedSize: Int64(data.count),
+                with: path, type: .file, uncompressedSize: Int64(size),
                 compressionMethod: compressed ? .deflate : .none
-            ) { position, size in
-                data.subdata(in: Int(position)..<Int(position) + size)
+            ) { position, count in
+                try piece(Int(position), count)
             }
         } catch {
             throw CommandFailure("cannot add \(path) to the archive: \(error)")

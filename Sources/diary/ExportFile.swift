@@ -27,6 +27,36 @@ enum ExportFile {
         }
     }
 
+    /// Each entry of the NDJSON file at `url`, in order, read a megabyte at a time: only one
+    /// line is held at once, however large the export.
+    static func forEachEntry(inNDJSON url: URL, _ body: (Entry) throws -> Void) throws {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { throw CommandFailure("cannot read \(url.path)") }
+        defer { try? handle.close() }
+        let decoder = DiaryJSON.makeDecoder()
+        var pending = Data(), number = 0
+        func decode(_ line: Data) throws {
+            number += 1
+            guard line.contains(where: { $0 > 32 }) else { return }
+            do {
+                try body(try decoder.decode(Entry.self, from: line))
+            } catch let failure as CommandFailure {
+                throw failure
+            } catch {
+                throw CommandFailure("line \(number) of the export is not an entry: \(error)")
+            }
+        }
+        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+            pending.append(chunk)
+            var start = pending.startIndex
+            while let newline = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                try decode(pending[start..<newline])
+                start = newline + 1
+            }
+            pending = Data(pending[start...])
+        }
+        if !pending.isEmpty { try decode(pending) }
+    }
+
     /// `entries` cut into runs whose JSON stays under `maxBytes`.
     static func batches<Element: Encodable>(_ entries: [Element], maxBytes: Int) throws -> [[Element]] {
         let encoder = DiaryJSON.makeEncoder()

@@ -26,19 +26,15 @@ enum ExportImages {
         return MediaID(name.prefix { $0 != "." })
     }
 
-    /// The images to export, each once: those `bodies` link to, in order, then (with a token)
-    /// the caller's own uploads none of them links to, newest first.
-    static func ids(linkedFrom bodies: [String], client: DiaryClient, includingUnlinked: Bool) async throws -> [MediaID] {
-        var ids: [MediaID] = []
-        var seen = Set<MediaID>()
-        for body in bodies {
-            for id in MediaLinks.ids(in: body) where seen.insert(id).inserted { ids.append(id) }
-        }
-        guard includingUnlinked, client.hasToken else { return ids }
+    /// The images to export, each once: those the entries link to (`linked`, in order), then
+    /// (with a token) the caller's own uploads none of them links to, newest first.
+    static func ids(_ linked: LinkedImages, client: DiaryClient, includingUnlinked: Bool) async throws -> [MediaID] {
+        var linked = linked
+        guard includingUnlinked, client.hasToken else { return linked.ids }
         for item in try await ownUploads(client: client) {
-            if let id = MediaID(item.id), seen.insert(id).inserted { ids.append(id) }
+            if let id = MediaID(item.id) { linked.add(id) }
         }
-        return ids
+        return linked.ids
     }
 
     /// Every image of the caller, with the ids of the entries linking to it.
@@ -70,5 +66,20 @@ enum ExportImages {
         }
         progress.finish()
         return paths
+    }
+}
+
+/// The images entries link to, each once, in the order first linked: gathered entry by entry
+/// as an export is read, so that only the ids are held, never the entries.
+struct LinkedImages {
+    private(set) var ids: [MediaID] = []
+    private var seen = Set<MediaID>()
+
+    mutating func add(linksIn body: String) {
+        for id in MediaLinks.ids(in: body) { add(id) }
+    }
+
+    mutating func add(_ id: MediaID) {
+        if seen.insert(id).inserted { ids.append(id) }
     }
 }

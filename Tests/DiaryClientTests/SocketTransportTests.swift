@@ -149,6 +149,57 @@ import Testing
         #expect(waited >= .milliseconds(300) && waited < .seconds(5), "waited \(waited)")
     }
 
+    // MARK: - Streamed bodies
+
+    /// `receive` with a sink that records each piece it is handed.
+    private func pieces(_ server: CannedServer, sink: @escaping (Data) throws -> Void = { _ in })
+        async throws -> (RawResponse, [Data]) {
+        let url = URL(string: "http://127.0.0.1:\(server.port)/api/export")!
+        defer { #expect(server.waitUntilDone() == nil) }
+        var received: [Data] = []
+        let response = try await SocketTransport(timeout: 5).receive(PreparedRequest(method: .get, url: url)) { bytes in
+            let piece = Data(bytes)
+            try sink(piece)
+            received.append(piece)
+        }
+        return (response, received)
+    }
+
+    @Test func aStreamedBodyIsHandedOverAsItArrivesNotGathered() async throws {
+        let chunked = try CannedServer(.pieces([
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nfirst\n\r\n",
+            "7\r\nsecond\n\r\n",
+            "6\r\nthird\n\r\n0\r\n\r\n",
+        ]))
+        let (response, received) = try await pieces(chunked)
+        #expect(response.status == 200 && response.body.isEmpty)
+        #expect(received.map { String(decoding: $0, as: UTF8.self) } == ["first\n", "second\n", "third\n"])
+
+        let counted = try CannedServer(.pieces(["HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\nhello", " world"]))
+        let (_, countedPieces) = try await pieces(counted)
+        #expect(countedPieces.map { String(decoding: $0, as: UTF8.self) } == ["hello", " world"])
+    }
+
+    @Test func aRefusalKeepsItsProblemAndTheSinkHearsNothing() async throws {
+        let server = try CannedServer(.pieces([
+            "HTTP/1.1 403 Forbidden\r\nContent-Type: application/problem+json\r\nContent-Length: 2\r\n\r\n{}",
+        ]))
+        let (response, received) = try await pieces(server)
+        #expect(response.status == 403 && response.body == Data("{}".utf8))
+        #expect(received.isEmpty)
+    }
+
+    @Test func theSinksOwnFailureStopsTheExchangeAndIsThrownAsItIs() async throws {
+        struct DiskFull: Error {}
+        let server = try CannedServer(.pieces(["HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello"]))
+        await #expect(throws: DiskFull.self) { _ = try await pieces(server) { _ in throw DiskFull() } }
+    }
+
+    @Test func aStreamCutShortIsSaidToBeIncomplete() async throws {
+        let server = try CannedServer(.pieces(["HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly a little"]))
+        await #expect(throws: TransportFailure.closed) { _ = try await pieces(server) }
+    }
+
     @Test(arguments: [
         "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly a little",
         "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n",
