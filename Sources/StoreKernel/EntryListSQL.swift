@@ -263,10 +263,15 @@ public struct EntryListSQL: Sendable {
 extension EntryListSQL {
     /// One batch of an export, by id after `afterID` (nil: from the first), at most `limit`:
     /// all of `ownerID`'s entries, whatever their visibility, or every public entry when nil.
+    ///
+    /// The batch walks the primary key from `afterID`, and the owner is a filter on the way
+    /// (`+d.user_id`: the unary plus keeps SQLite from starting at the owner's diaries). From
+    /// the diaries, every batch read and sorted all of the owner's entries: 1.7 s a batch at a
+    /// million entries. Walked by id, a whole export reads each entry once.
     public static func exportBatch<Dialect: EntrySQLDialect>(
         afterID: Int64?, limit: Int, ownerID: Int64?, dialect: Dialect.Type
     ) -> SQLFragment {
-        let whose: SQLFragment = ownerID.map { "d.user_id = \($0)" } ?? "e.visibility = 'public'"
+        let whose: SQLFragment = ownerID.map { "+d.user_id = \($0)" } ?? "e.visibility = 'public'"
         return "\(sql: Dialect.entryColumns) WHERE e.entry_id > \(afterID ?? 0) AND \(whose) ORDER BY e.entry_id LIMIT \(max(limit, 0))"
     }
 }

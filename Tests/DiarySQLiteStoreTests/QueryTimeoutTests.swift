@@ -36,7 +36,7 @@ import Testing
 
     /// A 1 ns budget stops any statement that runs more than `ReadDeadline.instructionsPerCheck`
     /// instructions, whatever the machine's speed: a search over a thousand entries is stopped,
-    /// a lookup by id is not, and the integrity check never is.
+    /// a lookup by id is not, and neither an export's batch nor the integrity check ever is.
     @Test func aSearchPastTheBudgetIsStoppedWhileAnEntryByIdIsRead() throws {
         try withTemporaryDirectory { directory in
             let path = directory.databasePath
@@ -54,6 +54,7 @@ import Testing
                 try store.entries(EntryQuery(page: newestFirstPage, filter: EntryFilter(query: "river")))
             }
             #expect(try store.entry(id: 1, viewerID: nil)?.title == "day 0")
+            #expect(try store.entries(afterID: 200, limit: 500, ownerID: nil).map(\.id) == Array(201...700))
             #expect(try store.integrityCheck() == "ok")
             try store.close()
         }

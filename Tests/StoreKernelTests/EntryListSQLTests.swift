@@ -138,7 +138,7 @@ enum ProbingDialect: EntrySQLDialect {
 
     @Test func anExportBatchIsTheOwnersEntriesOrThePublicOnes() {
         let own = rendered(EntryListSQL.exportBatch(afterID: 7, limit: 500, ownerID: 2, dialect: MarkedDialect.self))
-        #expect(own.sql == "SELECT cols FROM entries e WHERE e.entry_id > $1 AND d.user_id = $2 ORDER BY e.entry_id LIMIT $3")
+        #expect(own.sql == "SELECT cols FROM entries e WHERE e.entry_id > $1 AND +d.user_id = $2 ORDER BY e.entry_id LIMIT $3")
         #expect(own.values == [.integer(7), .integer(2), .integer(500)])
         let anyone = rendered(EntryListSQL.exportBatch(afterID: nil, limit: -1, ownerID: nil, dialect: MarkedDialect.self))
         #expect(anyone.sql == "SELECT cols FROM entries e WHERE e.entry_id > $1 AND e.visibility = 'public' ORDER BY e.entry_id LIMIT $2")
