@@ -322,8 +322,12 @@ def wrk(port, duration, connections, script, path="/", script_arguments=(), head
 
 
 def median_run(runs):
+    """The run of median throughput, with the median p99 of all the runs: a tail is as noisy as
+    a rate here, and the run of median rate may hold the slowest tail."""
     ordered = sorted(runs, key=lambda run: run["requests_per_s"])
-    return dict(ordered[len(ordered) // 2], runs=[round(run["requests_per_s"]) for run in runs])
+    tails = sorted(run["p99_ms"] for run in runs)
+    return dict(ordered[len(ordered) // 2], runs=[round(run["requests_per_s"]) for run in runs],
+                p99_ms=tails[len(tails) // 2], p99_runs=[round(run["p99_ms"], 1) for run in runs])
 
 
 def hyperfine(arguments, port, folder):
@@ -816,7 +820,8 @@ def measure_serving(arguments, folder, children):
         for server_name, pid, label in (("nginx", worker, f"{name} (nginx)"), ("diary-server", server.pid, name)):
             row = dict(median_run(runs[server_name]), scenario=label, connections=arguments.connections,
                        server=server_name, rss_mib=peak_rss_mib(pid))
-            log(f"{label}: {row['requests_per_s']:,.0f} requests/s (runs {row['runs']}), p99 {row['p99_ms']:.2f} ms")
+            log(f"{label}: {row['requests_per_s']:,.0f} requests/s (runs {row['runs']}), "
+                f"p99 {row['p99_ms']:.2f} ms (runs {row['p99_runs']})")
             rows.append(row)
     loads.append(os.getloadavg())
     judge_serving({row["scenario"]: row for row in rows})
