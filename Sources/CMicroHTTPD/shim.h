@@ -63,4 +63,10 @@ static inline const struct sockaddr *diary_mhd_client_address(struct MHD_Connect
     return info ? info->client_addr : NULL;
 }
 
+// The connection's socket, or -1: for `shutdown` when its stream fails (see StreamedBody).
+static inline int diary_mhd_connection_socket(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info ? info->connect_fd : -1;
+}
+
 #endif

@@ -187,7 +187,7 @@ enum DaemonCallbacks {
     /// pulled as it is sent. `Content-Length` and `Transfer-Encoding` are left out:
     /// libmicrohttpd frames the body itself (and keeps the length right for HEAD).
     private static func queue(_ response: Response, on connection: OpaquePointer, closing: Bool) -> MHD_Result {
-        let created = response.stream.map(StreamedBody.response)
+        let created = response.stream.map { StreamedBody.response($0, on: connection) }
             ?? response.keptBody.flatMap(KeptFile.response) ?? SharedBody.response(response.body)
         guard let created else { return .NO }
         defer { MHD_destroy_response(created) }

@@ -233,6 +233,26 @@ struct HTTPServerTests {
         }
     }
 
+    /// A stream that fails half-way closes the connection at once: the client sees an
+    /// incomplete chunked body now, not when the idle timeout (10 s here) ends the connection.
+    @Test func aStreamThatFailsClosesTheConnectionAtOnce() throws {
+        try withServer { server, _ in
+            let connection = try RawConnection(port: server.port, timeoutSeconds: 8)
+            try connection.send("GET /broken-stream HTTP/1.1\r\nHost: test\r\n\r\n")
+            var received: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = chunk.withUnsafeMutableBytes { recv(connection.descriptor, $0.baseAddress, $0.count, 0) }
+                if count > 0 { received += chunk[..<count]; continue }
+                #expect(count == 0 || errno == ECONNRESET, "the connection stayed open: \(String(cString: strerror(errno)))")
+                break
+            }
+            let text = String(decoding: received, as: UTF8.self)
+            #expect(text.hasPrefix("HTTP/1.1 200"), "\(text)")
+            #expect(text.contains("first\n") && !text.hasSuffix("0\r\n\r\n"), "\(text)")
+        }
+    }
+
     @Test func http11WithoutHostIsRefusedAndLeavesNothingInFlight() throws {
         try withServer { server, probe in
             let connection = try RawConnection(port: server.port)

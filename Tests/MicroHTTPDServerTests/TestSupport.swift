@@ -61,6 +61,14 @@ struct EchoResponder: HTTPResponder {
             return Response(status: 200, headers: headers, body: Array("abc".utf8))
         case "/empty":
             return Response(status: 204, headers: headers)
+        case "/broken-stream":
+            // A first chunk, then a failure: a store read that failed half-way through an export.
+            struct StreamBroke: Error {}
+            let sent = Atomic<Bool>(false)
+            return Response(status: 200, headers: headers, stream: HTTPBodyStream {
+                guard sent.exchange(true, ordering: .relaxed) else { return Array("first\n".utf8) }
+                throw StreamBroke()
+            })
         default:
             let body = request.body.isEmpty ? Array("\(request.method) \(request.path) \(request.rawQuery ?? "<none>")".utf8) : request.body
             return Response(status: 200, headers: headers, body: body)
