@@ -31,14 +31,28 @@ enum ExportDownload {
             throw CommandFailure("cannot write \(url.path)")
         }
         defer { try? handle.close() }
-        // Gathered to a megabyte a write: the pieces are what each read of the socket held.
+        _ = try await copy(format, to: handle, named: url.path, client: client)
+    }
+
+    /// Prints the export in `format` to standard output as it arrives, ending it with a line
+    /// break when the server's bytes do not.
+    static func print(_ format: ExportFormat, client: DiaryClient) async throws {
+        let last = try await copy(format, to: .standardOutput, named: "standard output", client: client)
+        if last != UInt8(ascii: "\n") { try FileHandle.standardOutput.write(contentsOf: Data([UInt8(ascii: "\n")])) }
+    }
+
+    /// Copies the export to `handle` as it arrives, gathered to a megabyte a write (the pieces
+    /// are what each read of the socket held, about 13 KB); returns its last byte.
+    private static func copy(_ format: ExportFormat, to handle: FileHandle, named name: String, client: DiaryClient) async throws -> UInt8? {
         var pending = Data()
+        var last: UInt8?
         func flush() throws {
             do {
                 try handle.write(contentsOf: pending)
             } catch {
-                throw CommandFailure("cannot write \(url.path): \(error.localizedDescription)")
+                throw CommandFailure("cannot write \(name): \(error.localizedDescription)")
             }
+            last = pending.last ?? last
             pending.removeAll(keepingCapacity: true)
         }
         _ = try await client.download(ExportEntries(format: format)) { bytes in
@@ -46,17 +60,6 @@ enum ExportDownload {
             if pending.count >= 1 << 20 { try flush() }
         }
         try flush()
-    }
-
-    /// Prints the export in `format` to standard output as it arrives, ending it with a line
-    /// break when the server's bytes do not.
-    static func print(_ format: ExportFormat, client: DiaryClient) async throws {
-        var last: UInt8?
-        _ = try await client.download(ExportEntries(format: format)) { bytes in
-            guard !bytes.isEmpty else { return }
-            try FileHandle.standardOutput.write(contentsOf: bytes)
-            last = bytes.last
-        }
-        if last != UInt8(ascii: "\n") { try FileHandle.standardOutput.write(contentsOf: Data([UInt8(ascii: "\n")])) }
+        return last
     }
 }
