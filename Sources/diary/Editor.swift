@@ -8,7 +8,7 @@ import Terminal
 enum Editor {
     /// Opens the editor on a private temporary file holding `initial` and returns the file's
     /// text once the editor exits successfully. The file is removed afterwards.
-    static func edit(_ initial: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String {
+    static func edit(_ initial: String, environment: [String: String] = RunEnvironment.variables) throws -> String {
         let editor = environment["EDITOR"].flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 } ?? "vi"
         let path = try makeTemporaryFile(holding: initial)
         defer { try? FileManager.default.removeItem(atPath: path) }

@@ -14,7 +14,7 @@ enum OfflineReading {
     /// What `online` answers, or when the server is out of reach what `offline` reads from the
     /// replica, after one line on standard error saying when it was synced.
     static func answer<T>(
-        _ globals: GlobalOptions, environment: [String: String] = ProcessInfo.processInfo.environment,
+        _ globals: GlobalOptions, environment: [String: String] = RunEnvironment.variables,
         online: (DiaryClient) async throws -> T, offline: (ReplicaReader) throws -> T
     ) async throws -> T {
         var unreachable: ConnectionError?
@@ -35,7 +35,7 @@ enum OfflineReading {
 
     /// Whether a connection that fails may fall back to the replica: `DIARY_OFFLINE=never` says
     /// no, for scripts that want the connection's error.
-    static func fallbackAllowed(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
+    static func fallbackAllowed(_ environment: [String: String] = RunEnvironment.variables) -> Bool {
         environment["DIARY_OFFLINE"] != "never"
     }
 
@@ -72,7 +72,7 @@ enum OfflineReading {
 
 extension GlobalOptions {
     /// Where the replica of this server, for this token, is kept (`diary sync`).
-    func replicaLocation(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ReplicaLocation {
+    func replicaLocation(environment: [String: String] = RunEnvironment.variables) throws -> ReplicaLocation {
         ReplicaLocation(server: try serverURL(), token: resolvedToken(), environment: environment)
     }
 }

@@ -6,7 +6,7 @@ import ProcessControl
 /// Long output for a person goes through `$PAGER`, as git and gh do: `less -R` by default, with
 /// `LESS=FRX` unless set (one screen prints and returns; colours pass; the screen stays).
 enum Pager {
-    static func show(_ text: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+    static func show(_ text: String, environment: [String: String] = RunEnvironment.variables) throws {
         let pager = environment["PAGER"].map { $0.trimmingCharacters(in: .whitespaces) } ?? "less -R"
         guard !pager.isEmpty, pager != "cat" else {
             Output.write(text)
