@@ -19,14 +19,15 @@ public final class Replica: Sendable {
     /// Opens (or makes) the replica: the folder 0700, the database and its journal files 0600
     /// (made under a umask of 077: nobody else may read a copy of someone's private entries).
     /// Its WAL is kept between runs (`keepingWAL`): each `diary` run opens and closes the file,
-    /// and checkpointing at every close cost three fsyncs a run (see `SQLiteDiaryStore`).
+    /// and checkpointing at every close cost three fsyncs a run (see `SQLiteDiaryStore`). Reads
+    /// run on the writer's connection (`readingOnWriter`): a run opens one connection, not two.
     public init(_ location: ReplicaLocation) throws {
         self.location = location
         try FileManager.default.createDirectory(at: location.folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: location.folder.path)
         let previous = umask(0o077)
         defer { umask(previous) }
-        store = try SQLiteDiaryStore(path: location.file.path, lockWait: Self.lockWait, keepingWAL: true)
+        store = try SQLiteDiaryStore(path: location.file.path, lockWait: Self.lockWait, keepingWAL: true, readingOnWriter: true)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: location.file.path)
     }
 

@@ -39,6 +39,8 @@ public final class SQLiteDiaryStore: DiaryStore {
     public let queryTimeout: Duration?
     /// Whether `close()` leaves the WAL in place (`keepingWAL`), while it stays under `keptWALLimit`.
     let keepsWAL: Bool
+    /// Whether reads run on the writer's connection (`readingOnWriter`) instead of `readers`.
+    let readsOnWriter: Bool
 
     /// Opens the database at `path`, creating the file and its directory when missing, and
     /// brings its schema up to date.
@@ -51,15 +53,23 @@ public final class SQLiteDiaryStore: DiaryStore {
     /// - parameter clock: the time of new and changed rows (tests pass a fixed one).
     /// - parameter keepingWAL: leave the write-ahead log in place when the store closes, instead
     ///   of checkpointing it into the file (two fsyncs) and deleting it (see `configuration(readonly:lockWait:keepingWAL:)`).
+    /// - parameter readingOnWriter: run reads on the writer's connection, one at a time, and
+    ///   open no reader connections: for a process that runs one command and exits (the CLI's
+    ///   replica). Each connection reads and parses the whole schema when it opens (about 2.5
+    ///   million instructions for this one, with its search indexes and triggers, callgrind), and
+    ///   the writer is opened anyway, for the migrations: a second connection was a tenth of a
+    ///   `diary list --offline`. Reads then wait for a write in progress in this process, not for
+    ///   other processes' (WAL).
     /// - throws: `.unavailable` when the file cannot be opened or migrated.
     public init(
         path: String, queryTimeout: Duration? = nil, lockWait: TimeInterval = SQLiteDiaryStore.busyTimeout,
-        keepingWAL: Bool = false, clock: @escaping @Sendable () -> Date = Date.init
+        keepingWAL: Bool = false, readingOnWriter: Bool = false, clock: @escaping @Sendable () -> Date = Date.init
     ) throws(StoreError) {
         self.path = path
         self.clock = clock
         self.queryTimeout = queryTimeout
         keepsWAL = keepingWAL
+        readsOnWriter = readingOnWriter
         readers = ReaderConnections(path: path, lockWait: lockWait)
         versionWatcher = DataVersionWatcher(readers: readers, path: path)
         let subject = "database \(path)"
@@ -269,6 +279,9 @@ extension SQLiteDiaryStore {
         _ subject: @autoclosure () -> StoreError.Subject, bounded: Bool = true, _ value: (Database) throws -> T
     ) throws(StoreError) -> T {
         do {
+            if readsOnWriter {
+                return try pool.writeWithoutTransaction { db in try Self.inReadTransaction(db, value) }
+            }
             return try readers.read(budget: bounded ? queryTimeout : nil) { db in try Self.inReadTransaction(db, value) }
         } catch {
             throw StoreError(error, subject: subject())
