@@ -47,7 +47,7 @@ final class GroupCommit: @unchecked Sendable {
 
     /// Runs `updates` in a savepoint of the next group's transaction and returns once that
     /// transaction committed. Throws what `updates` threw, or the group's commit error.
-    func write<T>(_ pool: DatabasePool, _ updates: (Database) throws -> T) throws -> T {
+    func write<T>(_ writer: any DatabaseWriter, _ updates: (Database) throws -> T) throws -> T {
         var result: T?
         let error: (any Error)? = withoutActuallyEscaping(updates) { updates in
             let job = Job { db in result = try updates(db) }
@@ -63,7 +63,7 @@ final class GroupCommit: @unchecked Sendable {
                 let group = Array(queue.prefix(Self.maximumGroupSize))
                 queue.removeFirst(group.count)
                 condition.unlock()
-                Self.run(group, on: pool)
+                Self.run(group, on: writer)
                 condition.lock()
                 for member in group {
                     member.done = true
@@ -83,9 +83,9 @@ final class GroupCommit: @unchecked Sendable {
     /// undone alone. When SQLite aborted the transaction itself (disk full, I/O error), the
     /// writes not yet run are not run; when the transaction fails, every write of the group
     /// fails, with its own error if it had one.
-    private static func run(_ group: [Job], on pool: DatabasePool) {
+    private static func run(_ group: [Job], on writer: any DatabaseWriter) {
         do {
-            try pool.write { db in
+            try writer.write { db in
                 if group.count == 1 {
                     // Alone, a write needs no savepoint: its error rolls the transaction back.
                     return try group[0].updates(db)

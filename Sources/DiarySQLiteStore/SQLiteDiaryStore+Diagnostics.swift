@@ -16,8 +16,8 @@ extension SQLiteDiaryStore {
         let sql = "PRAGMA \(name)"
         do {
             switch connection {
-            case .writer: return try pool.writeWithoutTransaction { db in try String.fetchOne(db, sql: sql) }
-            case .reader: return try pool.read { db in try String.fetchOne(db, sql: sql) }
+            case .writer: return try writer.writeWithoutTransaction { db in try String.fetchOne(db, sql: sql) }
+            case .reader: return try writer.read { db in try String.fetchOne(db, sql: sql) }
             }
         } catch {
             throw StoreError(error, subject: .operation("pragma \(name)"))
@@ -28,7 +28,7 @@ extension SQLiteDiaryStore {
     /// applies to that connection, or a change the protocol does not offer.
     func executeOnWriter(_ sql: String) throws(StoreError) {
         do {
-            try pool.writeWithoutTransaction { db in try db.execute(sql: sql) }
+            try writer.writeWithoutTransaction { db in try db.execute(sql: sql) }
         } catch {
             throw StoreError(error, subject: .operation("database \(path)"))
         }

@@ -6,7 +6,7 @@ import GRDB
 import GRDBSQLite
 import StoreKernel
 
-/// `DiaryStore` on an SQLite file, through a GRDB `DatabasePool`.
+/// `DiaryStore` on an SQLite file, through a GRDB `DatabasePool` (or one `DatabaseQueue`, `readingOnWriter`).
 ///
 /// - WAL mode: readers run concurrently with each other and with the one writer; there is no
 ///   lock of the store's own.
@@ -23,8 +23,10 @@ public final class SQLiteDiaryStore: DiaryStore {
     /// opener says otherwise (`lockWait`): the server's requests should not queue for longer.
     public static let busyTimeout: TimeInterval = 5
 
-    let pool: DatabasePool
-    /// The connections reads run on (`pool`'s own readers serve only `pragma(_:on:)`).
+    /// The writer connection: a `DatabasePool`'s (whose own readers serve only `pragma(_:on:)`),
+    /// or, for a store of one connection (`readingOnWriter`), a `DatabaseQueue`.
+    let writer: any DatabaseWriter
+    /// The connections reads run on, but in a store of one connection.
     let readers: ReaderConnections
     /// Tells when any connection, in this process or another, committed (see `dataVersion()`).
     let versionWatcher: DataVersionWatcher
@@ -53,13 +55,13 @@ public final class SQLiteDiaryStore: DiaryStore {
     /// - parameter clock: the time of new and changed rows (tests pass a fixed one).
     /// - parameter keepingWAL: leave the write-ahead log in place when the store closes, instead
     ///   of checkpointing it into the file (two fsyncs) and deleting it (see `configuration(readonly:lockWait:keepingWAL:)`).
-    /// - parameter readingOnWriter: run reads on the writer's connection, one at a time, and
-    ///   open no reader connections: for a process that runs one command and exits (the CLI's
-    ///   replica). Each connection reads and parses the whole schema when it opens (about 2.5
-    ///   million instructions for this one, with its search indexes and triggers, callgrind), and
-    ///   the writer is opened anyway, for the migrations: a second connection was a tenth of a
-    ///   `diary list --offline`. Reads then wait for a write in progress in this process, not for
-    ///   other processes' (WAL).
+    /// - parameter readingOnWriter: one connection (a GRDB `DatabaseQueue`) for every read and
+    ///   write, no pool and no reader connections: for a process that runs one command and
+    ///   exits (the CLI's replica). Each connection reads and parses the whole schema when it
+    ///   opens (about 2.5 million instructions for this one, with its search indexes and
+    ///   triggers, callgrind), and the writer is opened anyway, for the migrations: a second
+    ///   connection was a tenth of a `diary list --offline`. Reads then wait for a write in
+    ///   progress in this process, not for other processes' (WAL), and have no query budget.
     /// - throws: `.unavailable` when the file cannot be opened or migrated.
     public init(
         path: String, queryTimeout: Duration? = nil, lockWait: TimeInterval = SQLiteDiaryStore.busyTimeout,
@@ -75,7 +77,7 @@ public final class SQLiteDiaryStore: DiaryStore {
         let subject = "database \(path)"
         do {
             try Self.createParentDirectory(of: path)
-            (pool, isReadOnly) = try Self.openPool(path: path, lockWait: lockWait, keepingWAL: keepingWAL)
+            (writer, isReadOnly) = try Self.openWriter(path: path, lockWait: lockWait, keepingWAL: keepingWAL, alone: readingOnWriter)
         } catch {
             throw StoreError(error, subject: .operation(subject))
         }
@@ -94,8 +96,8 @@ public final class SQLiteDiaryStore: DiaryStore {
         do {
             try versionWatcher.close()
             try readers.close()
-            if keepsWAL { Self.truncateWALPastLimit(pool, path: path) }
-            try pool.close()
+            if keepsWAL { Self.truncateWALPastLimit(writer, path: path) }
+            try writer.close()
         } catch {
             throw StoreError(error, subject: .operation("database \(path)"))
         }
@@ -113,11 +115,11 @@ public final class SQLiteDiaryStore: DiaryStore {
     /// another connection is in the way: then the WAL stays as it is (nothing is lost either
     /// way), for a later close. Not waiting matters: a sync in another terminal holds the write
     /// lock for a page at a time, and a reader pins the log, for as long as they run.
-    static func truncateWALPastLimit(_ pool: DatabasePool, path: String) {
+    static func truncateWALPastLimit(_ writer: any DatabaseWriter, path: String) {
         // `stat` itself: FileManager's attributes cost a million instructions (their dynamic casts).
         var status = stat()
         guard stat(path + "-wal", &status) == 0, status.st_size > keptWALLimit else { return }
-        try? pool.writeWithoutTransaction { db in
+        try? writer.writeWithoutTransaction { db in
             sqlite3_busy_timeout(db.sqliteConnection, 0)
             try db.checkpoint(.truncate)
         }
@@ -169,31 +171,40 @@ extension SQLiteDiaryStore {
         return configuration
     }
 
-    /// A writable pool, or a read-only one when SQLite cannot write the file.
-    static func openPool(path: String, lockWait: TimeInterval, keepingWAL: Bool) throws -> (DatabasePool, readOnly: Bool) {
+    /// The writer, or a read-only connection when SQLite cannot write the file: a pool's, or
+    /// `alone`, a `DatabaseQueue`, one connection for every read and write. (GRDB's pool also
+    /// turns WAL on at every open and looks at the WAL's size through Foundation: 2.5 million
+    /// instructions of a 47-million `diary list --offline`, callgrind.)
+    static func openWriter(path: String, lockWait: TimeInterval, keepingWAL: Bool, alone: Bool) throws -> (any DatabaseWriter, readOnly: Bool) {
+        func open(_ configuration: Configuration) throws -> any DatabaseWriter {
+            alone ? try DatabaseQueue(path: path, configuration: configuration) : try DatabasePool(path: path, configuration: configuration)
+        }
         do {
-            let pool = try DatabasePool(path: path, configuration: configuration(readonly: false, lockWait: lockWait, keepingWAL: keepingWAL))
-            // GRDB sets `synchronous = NORMAL` when it turns WAL on, after any `prepareDatabase`
-            // hook, so FULL is set here, on the writer connection, which stays open for the
-            // life of the pool. (Readers never write: their setting does not matter.)
-            try pool.writeWithoutTransaction { db in
+            let writer = try open(configuration(readonly: false, lockWait: lockWait, keepingWAL: keepingWAL))
+            // GRDB's pool sets `synchronous = NORMAL` when it turns WAL on, after any
+            // `prepareDatabase` hook, so FULL is set here, on the writer connection, which stays
+            // open for the life of the store. (Readers never write: their setting does not
+            // matter.) A queue leaves the journal as the file has it: WAL, which other
+            // processes' reads need while this one writes, is set here once for a new file.
+            try writer.writeWithoutTransaction { db in
+                if alone { try db.execute(sql: "PRAGMA journal_mode = WAL") }
                 try db.execute(sql: "PRAGMA synchronous = FULL")
             }
-            try migrator.migrate(pool)
+            try migrator.migrate(writer)
             // SQLite opens a file it cannot write read-only without a word, and the steps above
             // may have had nothing to write. An empty IMMEDIATE transaction needs the write
             // lock and fails with SQLITE_READONLY on such a file.
-            try pool.write { _ in }
-            return (pool, false)
+            try writer.write { _ in }
+            return (writer, false)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_READONLY {
             // The file (or its disk) cannot be written: SQLite opened it read-only, and GRDB's
-            // WAL setup or the migration tried to write. Serve reads from a read-only pool, if
-            // the schema is already there.
-            let pool = try DatabasePool(path: path, configuration: configuration(readonly: true))
-            guard try pool.read({ db in try migrator.hasCompletedMigrations(db) }) else {
+            // WAL setup or the migration tried to write. Serve reads from a read-only
+            // connection, if the schema is already there.
+            let reader = try open(configuration(readonly: true))
+            guard try reader.read({ db in try migrator.hasCompletedMigrations(db) }) else {
                 throw error
             }
-            return (pool, true)
+            return (reader, true)
         }
     }
 
@@ -240,7 +251,7 @@ extension SQLiteDiaryStore {
     /// about `subject`.
     func write<T>(_ subject: @autoclosure () -> StoreError.Subject, _ updates: (Database) throws -> T) throws(StoreError) -> T {
         do {
-            return try groupCommit.write(pool, updates)
+            return try groupCommit.write(writer, updates)
         } catch {
             throw StoreError(error, subject: subject())
         }
@@ -253,7 +264,7 @@ extension SQLiteDiaryStore {
     /// writes: a replica has one writer.
     func writeWithoutSync<T>(_ subject: @autoclosure () -> StoreError.Subject, _ updates: (Database) throws -> T) throws(StoreError) -> T {
         do {
-            return try pool.writeWithoutTransaction { db in
+            return try writer.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
                 let result = Result { () throws -> T in
                     var result: T?
@@ -281,7 +292,7 @@ extension SQLiteDiaryStore {
     ) throws(StoreError) -> T {
         do {
             if readsOnWriter {
-                return try pool.writeWithoutTransaction { db in try Self.inReadTransaction(db, value) }
+                return try writer.writeWithoutTransaction { db in try Self.inReadTransaction(db, value) }
             }
             return try readers.read(budget: bounded ? queryTimeout : nil) { db in try Self.inReadTransaction(db, value) }
         } catch {

@@ -14,7 +14,7 @@ import Testing
         try withTemporaryDirectory { directory in
             let holder = try SQLiteDiaryStore(path: directory.databasePath)
             defer { try? holder.close() }
-            try holder.pool.write { _ in
+            try holder.writer.write { _ in
                 // Opening takes the write lock (migrations): it cannot while this transaction holds it.
                 do {
                     let store = try SQLiteDiaryStore(path: directory.databasePath, lockWait: 0.1)
