@@ -39,13 +39,24 @@ def _timed_sync(diary, environment):
     return seconds, usage.ru_maxrss / 1024
 
 
-def _hyperfine(folder, environment, commands, runs=30):
-    """Each command's times (seconds) under hyperfine -N, in order."""
+def _hyperfine(folder, environment, commands, runs=30, rounds=3):
+    """Each command's times (seconds) under hyperfine -N, in order: `rounds` rounds of
+    runs/rounds each, the commands' order reversed every other round. hyperfine runs all of one
+    command's runs before the next command's, so a load that comes or goes half-way through
+    (another build on the two cores) would otherwise weigh on one command of a pair only."""
     export = os.path.join(folder, "hyperfine-replica.json")
-    subprocess.run(["hyperfine", "-N", "--warmup", "3", "--runs", str(runs), "--export-json", export, *commands],
-                   env=environment, check=True, capture_output=True, timeout=600)
-    with open(export) as file:
-        return [result["times"] for result in json.load(file)["results"]]
+    times = [[] for _ in commands]
+    for round_ in range(rounds):
+        order = list(range(len(commands)))
+        if round_ % 2:
+            order.reverse()
+        subprocess.run(["hyperfine", "-N", "--warmup", "3", "--runs", str(runs // rounds), "--export-json", export,
+                        *[commands[i] for i in order]],
+                       env=environment, check=True, capture_output=True, timeout=600)
+        with open(export) as file:
+            for i, result in zip(order, json.load(file)["results"]):
+                times[i] += result["times"]
+    return times
 
 
 def _median(times):
