@@ -28,8 +28,7 @@ enum OfflineReading {
         }
         let reader = try openReader(try globals.replicaLocation(environment: environment), unreachable: unreachable).get()
         defer { reader.close() }
-        let line = notice(syncedAt: reader.syncedAt, now: Date(), style: globals.style) + "\n"
-        try? FileHandle.standardError.write(contentsOf: Data(line.utf8))
+        Output.note(notice(syncedAt: reader.syncedAt, now: Date(), style: globals.style) + "\n")
         return try offline(reader)
     }
 

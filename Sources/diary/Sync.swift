@@ -35,7 +35,7 @@ extension DiaryCommand {
             let count = report.outcome.changes
             Output.write("synced \(count) change\(count == 1 ? "" : "s") to \(location.file.path)\(restarted)\n")
             guard report.conflicts.isEmpty else {
-                for line in report.conflicts { try? FileHandle.standardError.write(contentsOf: Data((line + "\n").utf8)) }
+                for line in report.conflicts { Output.note(line + "\n") }
                 throw ExitCode.failure
             }
         }
@@ -83,7 +83,7 @@ extension DiaryCommand {
             guard StandardInput.isTerminal else {
                 throw CommandFailure("\(what): run diary sync to send them first; the copy was not reset")
             }
-            try? FileHandle.standardError.write(contentsOf: Data("\(what) and would be lost. Reset anyway? [y/N] ".utf8))
+            Output.note("\(what) and would be lost. Reset anyway? [y/N] ")
             guard let answer = readLine(), answer.lowercased().hasPrefix("y") else {
                 throw CommandFailure("the copy was not reset")
             }
