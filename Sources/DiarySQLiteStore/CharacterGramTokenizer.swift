@@ -29,24 +29,80 @@ final class CharacterGramTokenizer: FTS5CustomTokenizer {
             // The term itself: one or two scalars, as the dialect only sends those.
             return Self.emit(text, from: 0, to: text.count, context: context, tokenCallback)
         }
-        var seen = Set<UInt64>(minimumCapacity: scalars.count * 2)
+        return KeysSeen.withCapacity(scalars.count * 2) { seen in
+            Self.emitDistinct(text, scalars, &seen, context: context, tokenCallback)
+        }
+    }
+
+    /// Every distinct scalar and pair of neighbouring scalars of `text`, each handed to FTS5 once.
+    static func emitDistinct(
+        _ text: UnsafeBufferPointer<UInt8>, _ scalars: [Int], _ seen: inout KeysSeen,
+        context: UnsafeMutableRawPointer?, _ tokenCallback: FTS5TokenCallback
+    ) -> CInt {
         for (index, start) in scalars.enumerated() {
             let end = index + 1 < scalars.count ? scalars[index + 1] : text.count
             let pairEnd = index + 2 < scalars.count ? scalars[index + 2] : text.count
             let single = Self.folded(text, start, end)
-            if seen.insert(single << 32).inserted {
+            if seen.insert(single << 32) {
                 let result = Self.emit(text, from: start, to: end, context: context, tokenCallback)
                 if result != SQLITE_OK { return result }
             }
             guard end < text.count else { break }
             // The pair's key: both scalars (21 bits each), the second one plus one so that it
             // never equals a single's key.
-            if seen.insert(single << 32 | (Self.folded(text, end, pairEnd) + 1)).inserted {
+            if seen.insert(single << 32 | (Self.folded(text, end, pairEnd) + 1)) {
                 let result = Self.emit(text, from: start, to: pairEnd, context: context, tokenCallback)
                 if result != SQLITE_OK { return result }
             }
         }
         return SQLITE_OK
+    }
+
+    /// A set of the 64-bit keys of `tokenize`: open addressing in a buffer on the stack (or the
+    /// heap, past Swift's stack allocation limit), probed linearly from a Fibonacci hash. It
+    /// replaces a `Set<UInt64>`, whose SipHash and insertion were 8 % of a first sync's CPU
+    /// (perf). The server tokenizes what anyone posts, and a text can be made whose keys share
+    /// a run of slots, so a probe stops after `probeLimit` slots and the key goes to a
+    /// `Set<UInt64>` (random-seeded SipHash) instead: a key whose run is full once finds it
+    /// full again, as nothing leaves the table.
+    struct KeysSeen {
+        static let probeLimit = 32
+        let slots: UnsafeMutableBufferPointer<UInt64>
+        let shift: UInt64
+        /// The key 0 (a NUL byte alone) cannot be stored: 0 marks an empty slot.
+        var hasZero = false
+        var overflow = Set<UInt64>()
+
+        /// Runs `body` with an empty set for `count` keys, at most half full.
+        static func withCapacity<R>(_ count: Int, _ body: (inout KeysSeen) -> R) -> R {
+            var bits = 4
+            while 1 << bits < count * 2 { bits += 1 }
+            return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 1 << bits) { slots in
+                slots.initialize(repeating: 0)
+                var seen = KeysSeen(slots: slots, shift: UInt64(64 - bits))
+                return body(&seen)
+            }
+        }
+
+        /// Adds `key`; false when it was there already.
+        mutating func insert(_ key: UInt64) -> Bool {
+            if key == 0 {
+                defer { hasZero = true }
+                return !hasZero
+            }
+            let mask = slots.count - 1
+            var slot = Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> shift)
+            for _ in 0..<Self.probeLimit {
+                let found = slots[slot]
+                if found == key { return false }
+                if found == 0 {
+                    slots[slot] = key
+                    return true
+                }
+                slot = (slot + 1) & mask
+            }
+            return overflow.insert(key).inserted
+        }
     }
 
     /// The byte offsets where each scalar of the UTF-8 `text` starts. A byte that cannot start

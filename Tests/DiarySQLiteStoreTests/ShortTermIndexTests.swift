@@ -9,6 +9,20 @@ import Testing
 /// `entries_grams`, the index of one- and two-character terms, and the bounded count and
 /// walk of common terms, on SQLite.
 @Suite struct ShortTermIndexTests {
+    /// The tokenizer's set of keys answers as a `Set` does: a table of 16 slots for 200 keys,
+    /// so that most of them go past the probe limit to the overflow set, the key 0 included.
+    @Test func theKeysSeenAreASet() {
+        var random = Dice(seed: 27)
+        let keys = (0..<400).map { _ in UInt64(random.next(200)) }
+        CharacterGramTokenizer.KeysSeen.withCapacity(8) { seen in
+            var expected = Set<UInt64>()
+            for key in keys {
+                #expect(seen.insert(key) == expected.insert(key).inserted, "key \(key)")
+            }
+            #expect(!seen.overflow.isEmpty)
+        }
+    }
+
     /// The index finds exactly what the scan it replaced found: every entry whose
     /// `lower(title || ' ' || body)` (ASCII letters folded) holds the term, for every term of one
     /// or two scalars of text mixing cases, scripts, accents and emoji.
