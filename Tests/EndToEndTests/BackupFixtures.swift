@@ -52,7 +52,11 @@ enum BackupFixtures {
             var isDirectory: ObjCBool = false
             let url = folder.appendingPathComponent(name)
             if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue {
-                files[name] = try Data(contentsOf: url)
+                do {
+                    files[name] = try Data(contentsOf: url)
+                } catch CocoaError.fileReadNoSuchFile {
+                    // A server keeping its last N backups removed it since the listing.
+                }
             }
         }
         return files
