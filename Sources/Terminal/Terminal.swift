@@ -19,6 +19,25 @@ public enum Terminal {
         isatty(stream.descriptor) != 0
     }
 
+    /// Writes `text` to `stream` whole, by `write(2)` itself: again after a signal or a partial
+    /// write, and silently no more once the descriptor fails (a pipe its reader closed).
+    public static func write(_ text: String, to stream: Stream) {
+        var text = text
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Glibc.write(stream.descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written > 0 {
+                    offset += written
+                } else if written < 0 && errno == EINTR {
+                    continue
+                } else {
+                    return
+                }
+            }
+        }
+    }
+
     /// The window's size in columns and rows (`TIOCGWINSZ`), or nil when `stream` is no terminal.
     public static func size(of stream: Stream = .output) -> (columns: Int, rows: Int)? {
         var size = winsize()

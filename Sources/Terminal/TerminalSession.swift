@@ -49,19 +49,6 @@ public final class TerminalSession: @unchecked Sendable {
 
     /// Writes `text` to the terminal whole, in one go when the kernel takes it.
     public func write(_ text: String) {
-        var text = text
-        text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = Glibc.write(STDOUT_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
-                if written > 0 {
-                    offset += written
-                } else if written < 0 && errno == EINTR {
-                    continue
-                } else {
-                    return
-                }
-            }
-        }
+        Terminal.write(text, to: .output)
     }
 }

@@ -1,42 +1,23 @@
 import DiaryAPI
 import DiaryClient
 import Foundation
-import Glibc
+import Terminal
 
 // MARK: - Output
 
 /// Everything the command prints goes through here: results to standard output as plain
 /// text (no colours, so pipes stay clean), failures to standard error as one line.
 enum Output {
-    /// Writes `text` to standard output, adding a final newline when it has none.
+    /// Writes `text` to standard output, adding a final newline when it has none. By
+    /// `Terminal.write`, not `FileHandle`: `Data(text.utf8)` went through the generic `Sequence`
+    /// initialiser, about 290,000 instructions the first time in this binary (callgrind).
     static func write(_ text: String) {
-        writeAll(text.hasSuffix("\n") ? text : text + "\n", to: STDOUT_FILENO)
+        Terminal.write(text.hasSuffix("\n") ? text : text + "\n", to: .output)
     }
 
     /// Writes `text` to standard error as it is: notices, questions, lines about conflicts.
     static func note(_ text: String) {
-        writeAll(text, to: STDERR_FILENO)
-    }
-
-    /// `text`'s UTF-8 bytes to `descriptor`, by `write` itself: `Data(text.utf8)` for
-    /// `FileHandle` went through the generic `Sequence` path, about 290,000 instructions the
-    /// first time in this binary (callgrind), for a line. Gives up silently, as the
-    /// `try? FileHandle…write` it replaces did: a closed pipe is the reader's choice.
-    private static func writeAll(_ text: String, to descriptor: Int32) {
-        var text = text
-        text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if written > 0 {
-                    offset += written
-                } else if written < 0 && errno == EINTR {
-                    continue
-                } else {
-                    return
-                }
-            }
-        }
+        Terminal.write(text, to: .error)
     }
 
     /// Writes the server's bytes as received, then a newline if they do not end with one.
