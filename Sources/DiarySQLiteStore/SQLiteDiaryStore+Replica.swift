@@ -17,8 +17,12 @@ extension SQLiteDiaryStore {
     /// replica is read with.
     public func applyReplicated(_ changes: [EntryChange], cursor: String, syncedAt: Date, owner: String?) throws(StoreError) {
         try writeWithoutSync(.operation("replica page")) { db in
-            try Self.withoutChangeFeed(db)
-            try Self.mergingLessOften(db)
+            // Both settle how entries are written: a page without changes (every sync with
+            // nothing new) writes none, and skips their statements.
+            if !changes.isEmpty {
+                try Self.withoutChangeFeed(db)
+                try Self.mergingLessOften(db)
+            }
             try Self.replicate(changes, db)
             let setting = try db.cachedStatement(sql: """
                 INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value
