@@ -185,7 +185,8 @@ extension SQLiteDiaryStore {
             // `prepareDatabase` hook, so FULL is set here, on the writer connection, which stays
             // open for the life of the store. (Readers never write: their setting does not
             // matter.) A queue leaves the journal as the file has it: WAL, which other
-            // processes' reads need while this one writes, is set here once for a new file.
+            // processes' reads need while this one writes, is asked for here, which changes a
+            // new file and is a no-op on one that has it.
             try writer.writeWithoutTransaction { db in
                 if alone { try db.execute(sql: "PRAGMA journal_mode = WAL") }
                 try db.execute(sql: "PRAGMA synchronous = FULL")

@@ -15,7 +15,6 @@ enum RunEnvironment {
     static let variables = ProcessInfo.processInfo.environment
 }
 
-
 /// `--server` and `--token`, shared by every command; `DIARY_SERVER` and `DIARY_TOKEN` fill them in
 /// when absent. The environment is read here, not as option defaults, so that help never shows a token.
 struct GlobalOptions: ParsableArguments {
