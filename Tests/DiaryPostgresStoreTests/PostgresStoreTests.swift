@@ -256,17 +256,18 @@ struct PostgresStoreTests {
         }
     }
 
-    /// Relevance ranks the newest `rankedWindow` matches only: an older entry that would rank
-    /// first (the term in its title) is not on the first page; newest first still finds it.
-    @Test func relevanceRanksTheNewestMatchesOnly() throws {
+    /// A search ranks only within the count's bound, as on SQLite: past it the page comes
+    /// newest first, so an older entry holding the term in its title is not on the first page.
+    /// Back within the bound, that entry ranks first.
+    @Test func relevanceRanksOnlyWithinTheCountsBound() throws {
         try withDatabase { url in
             let store = try PostgresDiaryStore(url: url)
             defer { store.close() }
             _ = try store.createUser(name: "alice", tokenHash: newTokenHash())
-            let window = PostgresEntryDialect.rankedWindow
+            let matches = EntryPage.countedMatches + 1
             try PostgresDiaryStore.withAdminConnection(url, subject: "seeding") { session in
                 // Seeding is maintenance, not a request: no statement timeout (on a loaded CI
-                // machine the 5,000 rows and their trigram indexes outlasted a request's).
+                // machine the rows and their trigram indexes outlasted a request's).
                 try session.execute("SET statement_timeout = 0")
                 // Entry 1, the oldest, holds the term in its title; the rest in their body only.
                 try session.execute("""
@@ -274,20 +275,22 @@ struct PostgresStoreTests {
                     SELECT 1, CASE WHEN i = 1 THEN 'kyoto' ELSE 'entry ' || i END, 'kyoto', t, t
                     FROM generate_series(1, $1::integer) AS i,
                         LATERAL (SELECT timestamptz '2026-01-01 00:00:00Z' + i * interval '1 minute' AS t) AS times
-                    """, [window + 1])
-                try session.execute("INSERT INTO diary_activity (diary_id, slot, entry_count, public_count) VALUES (1, 0, $1, $1)", [window + 1])
+                    """, [matches])
+                try session.execute("INSERT INTO diary_activity (diary_id, slot, entry_count, public_count) VALUES (1, 0, $1, $1)", [matches])
             }
-            let ranked = try store.entries(EntryQuery(page: PageRequest(page: 1, perPage: 5), filter: EntryFilter(query: "kyoto")))
-            // Past the count's bound (`EntryPage.countedMatches`), the total is an estimate.
-            let pastBound = window + 1 > EntryPage.countedMatches
-            #expect(ranked.page.total == (pastBound ? EntryPage.countedMatches : window + 1) && ranked.page.totalIsEstimate == pastBound)
-            #expect(ranked.page.entries.count == 5 && !ranked.page.entries.contains { $0.title == "kyoto" })
-            // Within the window, the title still ranks first: the second-oldest holds it now.
-            _ = try store.updateEntry(id: 2, userID: 1, changes: EntryChanges(title: "kyoto again"))
-            let again = try store.entries(EntryQuery(page: PageRequest(page: 1, perPage: 5), filter: EntryFilter(query: "kyoto")))
-            #expect(again.page.entries.first?.title == "kyoto again")
+            let search = EntryQuery(page: PageRequest(page: 1, perPage: 5), filter: EntryFilter(query: "kyoto"))
+            let past = try store.entries(search)
+            #expect(past.page.total == EntryPage.countedMatches && past.page.totalIsEstimate)
+            #expect(past.page.entries.map(\.id) == Array((Int64(matches) - 4...Int64(matches)).reversed()))
+            // Two entries no longer hold the term: 999 matches, counted exactly, and ranked.
+            for id in [Int64(matches), Int64(matches) - 1] {
+                _ = try store.updateEntry(id: id, userID: 1, changes: EntryChanges(body: "osaka"))
+            }
+            let within = try store.entries(search)
+            #expect(within.page.total == matches - 2 && !within.page.totalIsEstimate)
+            #expect(within.page.entries.first?.title == "kyoto")
             let last = try store.entries(EntryQuery(
-                page: PageRequest(page: window + 1, perPage: 1), filter: EntryFilter(query: "kyoto", order: .newest)))
+                page: PageRequest(page: matches - 2, perPage: 1), filter: EntryFilter(query: "kyoto", order: .newest)))
             #expect(last.page.entries.map(\.title) == ["kyoto"])
         }
     }
