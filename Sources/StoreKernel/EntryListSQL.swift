@@ -32,12 +32,18 @@ public protocol EntrySQLDialect {
     /// full: what a term most entries hold needs. Nil when the engine has no such check; the
     /// newest-first page then filters by `indexMatch` whatever the term.
     static func indexProbe(_ search: TermSearch, viewerID: Int64?) -> [SQLFragment]?
+    /// The page of the entries `e` that `conditions` select, in `EntryListSQL.newestFirstOrder`,
+    /// `window` (`LIMIT … OFFSET …`) applied: `entryColumns` filtered, by default.
+    static func newestFirstPage(_ conditions: SQLFragment, window: SQLFragment) -> SQLFragment
 }
 
 extension EntrySQLDialect {
     public static var shortestIndexedTerm: Int { 3 }
     public static func matchingRows(_ search: TermSearch, viewerID: Int64?) -> SQLFragment? { nil }
     public static func indexProbe(_ search: TermSearch, viewerID: Int64?) -> [SQLFragment]? { nil }
+    public static func newestFirstPage(_ conditions: SQLFragment, window: SQLFragment) -> SQLFragment {
+        "\(sql: entryColumns) WHERE \(conditions) ORDER BY \(sql: EntryListSQL.newestFirstOrder) \(window)"
+    }
 }
 
 /// The terms of a search, sorted by what the indexes can do with them.
@@ -146,8 +152,10 @@ public struct EntryListSQL: Sendable {
     }
 
     /// The API's order, which the indexes on (created DESC, entry_id DESC) already have.
+    public static let newestFirstOrder = "e.created DESC, e.entry_id DESC"
+
     static func newestFirst<Dialect: EntrySQLDialect>(_ filtered: [SQLFragment], window: SQLFragment, _: Dialect.Type) -> SQLFragment {
-        "\(sql: Dialect.entryColumns) WHERE \(filtered.joined(separator: " AND ")) ORDER BY e.created DESC, e.entry_id DESC \(window)"
+        Dialect.newestFirstPage(filtered.joined(separator: " AND "), window: window)
     }
 
     /// The count of a list, exact without a bound; else of at most `bound + 1` entries,
