@@ -43,9 +43,7 @@ enum PostgresEntryDialect: EntrySQLDialect {
                 let pattern = likePattern(term)
                 return "(lower(e.title) LIKE lower(\(pattern)) OR lower(e.body) LIKE lower(\(pattern)))"
             }
-            // lower() under the "C" collation folds A–Z only, as translate() did at a
-            // hundredth of its cost (340 µs per 1 KB entry for translate, 3 µs for this).
-            let scan: SQLFragment = "strpos(lower((e.title || ' ' || e.body) COLLATE \"C\"), \(asciiLowercased(term))) > 0"
+            let scan = shortTermScan(term)
             guard hasBigrams(term) else { return scan }
             // The index's expression, written as in the index so that the planner can use it,
             // for a rare bigram only: bigrams_are_common folds to a constant when planned. `&&`
@@ -56,6 +54,22 @@ enum PostgresEntryDialect: EntrySQLDialect {
             let lookUp: SQLFragment = "entry_bigrams(e.title, e.body) @> \(bigrams) AND entry_bigrams(e.title, e.body) && \(bigrams)"
             return "(\(scan) AND (bigrams_are_common(\(bigrams)) OR (\(lookUp))))"
         }
+    }
+
+    /// Whether `title || ' ' || body`, A–Z folded to a–z, holds a short `term`, written as
+    /// cheaply as that allows (at 100,000 entries the bounded count of 京都 checked 5,220 entries
+    /// in 36 ms as one folded copy of both, 12 ms as below):
+    /// - `lower()` under the "C" collation folds A–Z only, as translate() did at a hundredth
+    ///   of its cost (340 µs per 1 KB entry for translate, 3 µs for this). A term without
+    ///   ASCII letters needs no fold: folding changes only A–Z, which such a term cannot match.
+    /// - A term without a space cannot span the space between title and body: each is
+    ///   searched alone, without a copy of both.
+    static func shortTermScan(_ term: String) -> SQLFragment {
+        let folded = asciiLowercased(term)
+        let folds = term.unicodeScalars.contains { ("A"..."Z").contains($0) || ("a"..."z").contains($0) }
+        func searched(_ text: String) -> String { folds ? "lower((\(text)) COLLATE \"C\")" : text }
+        guard !term.contains(" ") else { return "strpos(\(sql: searched("e.title || ' ' || e.body")), \(folded)) > 0" }
+        return "(strpos(\(sql: searched("e.title")), \(folded)) > 0 OR strpos(\(sql: searched("e.body")), \(folded)) > 0)"
     }
 
     /// Whether the bigram index can narrow a search for `term`: it has a bigram (two code
