@@ -102,7 +102,7 @@ let package = Package(
         .target(
             name: "DiaryPostgresStore",
             dependencies: ["DiaryStore", "DiaryAPI", "StoreKernel", .product(name: "PostgresNIO", package: "postgres-nio")],
-            resources: [.embedInCode("postgres-v1.sql"), .embedInCode("postgres-v2.sql"), .embedInCode("postgres-v3.sql"), .embedInCode("postgres-v4.sql"), .embedInCode("postgres-v5.sql"), .embedInCode("postgres-v6.sql"), .embedInCode("postgres-v7.sql"), .embedInCode("postgres-v8.sql")]
+            resources: [.embedInCode("postgres-v1.sql"), .embedInCode("postgres-v2.sql"), .embedInCode("postgres-v3.sql"), .embedInCode("postgres-v4.sql"), .embedInCode("postgres-v5.sql"), .embedInCode("postgres-v6.sql"), .embedInCode("postgres-v7.sql"), .embedInCode("postgres-v8.sql"), .embedInCode("postgres-v9.sql")]
         ),
 
         // MARK: Server, client and terminal presentation
@@ -197,7 +197,7 @@ let package = Package(
         /// What only the PostgreSQL engine has: URLs and passwords, migrations under concurrency,
         /// its pool, lost connections, query plans (the server ones need DIARY_TEST_POSTGRES_URL).
         .testTarget(name: "DiaryPostgresStoreTests", dependencies: [
-            "StoreTestSupport", "DiaryPostgresStore", "DiaryStore", "DiaryAPI", "APITokens",
+            "StoreTestSupport", "DiaryPostgresStore", "DiaryStore", "DiaryAPI", "APITokens", "SeededRandom",
         ]),
         /// Real images made by Pillow and exiftool in the test, through `VipsImages`.
         .testTarget(name: "VipsImagesTests", dependencies: ["VipsImages", "StoreTestSupport"]),

@@ -60,10 +60,10 @@ extension PostgresDiaryStore {
     /// The plan PostgreSQL makes for the page query of `query`, after `SET LOCAL` of each of
     /// `settings` (such as `enable_seqscan = off`): for tests.
     func queryPlan(for query: EntryQuery, settings: [String] = []) throws(StoreError) -> String {
-        let page = EntryListSQL(query, dialect: PostgresEntryDialect.self).page
-        let explain: SQLFragment = "EXPLAIN \(page)"
-        return try read(.operation("query plan")) { session in
+        try read(.operation("query plan")) { session in
             for setting in settings { try session.execute("SET LOCAL \(setting)") }
+            let narrowings = try Self.chunkNarrowings(session, terms: query.filter.terms, shortestIndexed: PostgresEntryDialect.shortestIndexedTerm)
+            let explain: SQLFragment = "EXPLAIN \(EntryListSQL(query, dialect: PostgresEntryDialect.self, narrowings: narrowings).page)"
             return try session.query(explain.postgres)
                 .map { try $0.decode(String.self) }.joined(separator: "\n")
         }

@@ -45,6 +45,8 @@ extension PostgresDiaryStore {
                   sql: String(decoding: PackageResources.postgres_v7_sql, as: UTF8.self)),
         Migration(version: 8, name: "scheduled posts",
                   sql: String(decoding: PackageResources.postgres_v8_sql, as: UTF8.self)),
+        Migration(version: 9, name: "an index of every entry's words and neighbouring pairs of them, in front of the trigram indexes",
+                  sql: String(decoding: PackageResources.postgres_v9_sql, as: UTF8.self)),
     ]
 
     /// Applies every migration the database lacks, in one transaction under an advisory lock:

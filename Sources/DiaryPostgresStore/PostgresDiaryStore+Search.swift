@@ -8,8 +8,17 @@ import StoreKernel
 
 extension PostgresDiaryStore {
     public func entries(_ query: EntryQuery) throws(StoreError) -> EntryResults {
-        let sql = EntryListSQL(query, dialect: PostgresEntryDialect.self)
-        return try read(query.subject) { session in
+        try entries(query, narrowedByChunks: true)
+    }
+
+    /// `entries(_:)`, with the chunk index in front of the trigram indexes or without it (for
+    /// tests, which hold both to the same answers).
+    func entries(_ query: EntryQuery, narrowedByChunks: Bool) throws(StoreError) -> EntryResults {
+        try read(query.subject) { session in
+            let narrowings = narrowedByChunks
+                ? try Self.chunkNarrowings(session, terms: query.filter.terms, shortestIndexed: PostgresEntryDialect.shortestIndexedTerm)
+                : [:]
+            let sql = EntryListSQL(query, dialect: PostgresEntryDialect.self, narrowings: narrowings)
             // The count and the page come from the same snapshot: they agree.
             let total = sql.total(counted: try Self.count(session, query, sql))
             let reading = sql.reading(totalIsEstimate: total.isEstimate)
@@ -22,9 +31,10 @@ extension PostgresDiaryStore {
     }
 
     public func countEntries(_ query: EntryQuery, atOrAbove created: Date, id: Int64) throws(StoreError) -> Int {
-        let count = EntryListSQL.countAtOrAbove(query, created: created, id: id, dialect: PostgresEntryDialect.self).postgres
-        return try read(query.subject) { session in
-            try session.one((Int).self, count) ?? 0
+        try read(query.subject) { session in
+            let narrowings = try Self.chunkNarrowings(session, terms: query.filter.terms, shortestIndexed: PostgresEntryDialect.shortestIndexedTerm)
+            let count = EntryListSQL.countAtOrAbove(query, created: created, id: id, dialect: PostgresEntryDialect.self, narrowings: narrowings)
+            return try session.one((Int).self, count.postgres) ?? 0
         }
     }
 

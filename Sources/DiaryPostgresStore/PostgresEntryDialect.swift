@@ -8,8 +8,10 @@ import StoreKernel
 /// Search finds what SQLite's store finds:
 /// - A term of 3 or more characters must be a substring of the title or of the body, compared
 ///   after `lower()`, which under the database's C.UTF-8 collation folds non-ASCII letters too
-///   (É and é), as SQLite's FTS5 trigram tokenizer does. The trigram GIN indexes on `lower(title)`
-///   and `lower(body)` find the candidates; LIKE checks each.
+///   (É and é), as SQLite's FTS5 trigram tokenizer does. The chunk index (schema v9,
+///   `TermSearch.narrowings`) finds the candidates of a term the store narrowed by its chunks,
+///   and strpos checks each; else the trigram GIN indexes on `lower(title)` and `lower(body)`
+///   find them, and LIKE checks each.
 /// - A shorter term, which trigrams cannot hold, must be a substring of `title || ' ' || body`
 ///   with ASCII letters folded only (SQLite's `lower()` without ICU). A term of two or more code
 ///   points is first looked up in the bigram index (schema v4, `entry_bigrams`), which holds
@@ -39,6 +41,11 @@ enum PostgresEntryDialect: EntrySQLDialect {
 
     static func termConditions(_ search: TermSearch, viewerID: Int64?) -> [SQLFragment] {
         search.terms.map { term in
+            if let narrowing = search.narrowings[term] {
+                // strpos, not LIKE, so that the planner cannot also read the trigram indexes,
+                // which cost what the term's trigrams are in, not what the chunks found.
+                return "(\(narrowing) AND (strpos(lower(e.title), lower(\(term))) > 0 OR strpos(lower(e.body), lower(\(term))) > 0))"
+            }
             if search.isIndexed(term) {
                 let pattern = likePattern(term)
                 return "(lower(e.title) LIKE lower(\(pattern)) OR lower(e.body) LIKE lower(\(pattern)))"
@@ -125,12 +132,17 @@ enum PostgresEntryDialect: EntrySQLDialect {
     /// A term as a LIKE pattern that matches it literally anywhere: `\`, `%` and `_` escaped
     /// (`\` is LIKE's escape).
     static func likePattern(_ term: String) -> String {
-        var escaped = "%"
-        for character in term {
+        "%" + likeEscaped(term) + "%"
+    }
+
+    /// `text` with LIKE's `\`, `%` and `_` escaped, to match itself literally.
+    static func likeEscaped(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
             if character == "\\" || character == "%" || character == "_" { escaped.append("\\") }
             escaped.append(character)
         }
-        return escaped + "%"
+        return escaped
     }
 
     /// A–Z to a–z and nothing else, as SQLite's `lower()` and `lower()` under the "C" collation.

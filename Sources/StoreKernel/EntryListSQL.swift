@@ -59,10 +59,18 @@ public struct TermSearch: Sendable {
     /// the indexed terms instead, `coffee zz` read each of the 970,000 entries holding
     /// "coffee" to find none holding "zz": 8.8 s at a million entries.
     public let shortTermsLead: Bool
+    /// Conditions the engine looked up for some indexed terms before planning, each narrowing
+    /// the entries that may hold its term to those an index of words finds (PostgreSQL's
+    /// chunks, schema v9); the term's own check still decides. A term without one is searched
+    /// by the engine's plain term condition.
+    public let narrowings: [String: SQLFragment]
     let shortestIndexed: Int
 
-    public init(_ terms: [String], shortestIndexed: Int = 3, shortTermsLead: Bool = false) {
+    public init(
+        _ terms: [String], shortestIndexed: Int = 3, shortTermsLead: Bool = false, narrowings: [String: SQLFragment] = [:]
+    ) {
         self.terms = terms
+        self.narrowings = narrowings
         self.shortestIndexed = shortestIndexed
         indexed = terms.filter { Self.isIndexed($0, shortest: shortestIndexed) }
         matchesNothing = terms.contains { $0.contains("\0") }
@@ -110,9 +118,14 @@ public struct EntryListSQL: Sendable {
     /// that a ranked page handed out, else at the requested page.
     public let walkOffset: Int
 
-    /// The statements of `query`; `shortTermsLead` as the engine found it (`TermSearch`).
-    public init<Dialect: EntrySQLDialect>(_ query: EntryQuery, dialect: Dialect.Type, shortTermsLead: Bool = false) {
-        let search = TermSearch(query.filter.terms, shortestIndexed: Dialect.shortestIndexedTerm, shortTermsLead: shortTermsLead)
+    /// The statements of `query`; `shortTermsLead` and `narrowings` as the engine found them
+    /// (`TermSearch`).
+    public init<Dialect: EntrySQLDialect>(
+        _ query: EntryQuery, dialect: Dialect.Type, shortTermsLead: Bool = false, narrowings: [String: SQLFragment] = [:]
+    ) {
+        let search = TermSearch(
+            query.filter.terms, shortestIndexed: Dialect.shortestIndexedTerm, shortTermsLead: shortTermsLead, narrowings: narrowings
+        )
         limit = max(query.page.perPage, 0)
         ranked = search.ranks && query.filter.effectiveOrder == .relevance
         offset = Self.offset(query, ranked: ranked)
@@ -248,9 +261,9 @@ public struct EntryListSQL: Sendable {
     /// The count of `query`'s entries (not its page or position) that sort at or above
     /// (`created`, `id`) newest first: the filter's count with the seek turned round.
     public static func countAtOrAbove<Dialect: EntrySQLDialect>(
-        _ query: EntryQuery, created: Date, id: Int64, dialect: Dialect.Type
+        _ query: EntryQuery, created: Date, id: Int64, dialect: Dialect.Type, narrowings: [String: SQLFragment] = [:]
     ) -> SQLFragment {
-        let search = TermSearch(query.filter.terms, shortestIndexed: Dialect.shortestIndexedTerm)
+        let search = TermSearch(query.filter.terms, shortestIndexed: Dialect.shortestIndexedTerm, narrowings: narrowings)
         var filtered = Self.filtered(Self.conditions(query, search, tags: .gathered, Dialect.self), search, viewerID: query.viewerID, Dialect.self)
         filtered.append("(e.created, e.entry_id) >= (\(created), \(id))")
         return "SELECT count(*) FROM entries e WHERE \(filtered.joined(separator: " AND "))"

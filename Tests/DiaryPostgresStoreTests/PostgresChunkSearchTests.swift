@@ -1,0 +1,172 @@
+import DiaryAPI
+@testable import DiaryPostgresStore
+import DiaryStore
+import Foundation
+import SeededRandom
+import StoreTestSupport
+import Testing
+
+/// Terms of three characters or more that the chunk index (schema v9) narrows: a word, a piece
+/// of one, a phrase across words. Through the chunks a search finds exactly what it finds
+/// without them (the trigram indexes and LIKE), in the same order, as each viewer may list
+/// them, and follows every write.
+@Suite(.enabled(if: testServer != nil, "DIARY_TEST_POSTGRES_URL names no server"))
+struct PostgresChunkSearchTests {
+    /// The ids `viewerID` finds for the phrase `term`, in `order`, with the chunks or without.
+    func ids(
+        _ store: PostgresDiaryStore, _ term: String, viewerID: Int64? = nil, order: EntryOrder = .newest, narrowed: Bool = true
+    ) throws -> [Int64] {
+        let filter = EntryFilter(query: "\"\(term)\"", order: order)
+        let query = EntryQuery(page: PageRequest(page: 1, perPage: 100), filter: filter, viewerID: viewerID)
+        let results = try store.entries(query, narrowedByChunks: narrowed)
+        return results.page.entries.map(\.id)
+    }
+
+    /// Whether the store narrows `term` by its chunks (else it searches as before).
+    func isNarrowed(_ store: PostgresDiaryStore, _ term: String) throws -> Bool {
+        try store.read(.operation("chunks")) { session in
+            try PostgresDiaryStore.chunkNarrowings(session, terms: [term], shortestIndexed: 3)[term] != nil
+        }
+    }
+
+    @Test func narrowedTermsFindWhatTheCheckFinds() throws {
+        try withDatabase { url in
+            let store = try PostgresDiaryStore(url: url)
+            defer { store.close() }
+            let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
+            let bob = try store.createUser(name: "bob", tokenHash: newTokenHash())
+            let day = Date(timeIntervalSince1970: 1_767_225_600)
+            var minute = 0.0
+            func post(_ title: String, _ body: String, _ visibility: Visibility = .public) throws {
+                minute += 1
+                _ = try store.createEntry(userID: alice.id, diaryID: nil, title: title, body: body, created: day + minute * 60, visibility: visibility)
+            }
+            try post("Trip", "Zanzibar, the island.")
+            try post("LOUD", "ZANZIBAR\nnext line")
+            try post("bridge", "the river bridge at dawn")
+            try post("two spaces", "river  bridge")
+            try post("a line apart", "the river\nbridge")
+            try post("inside", "xriver bridgey")
+            try post("river", "bridge, across title and body")
+            try post("kelvin", "\u{212A}ite flying, \u{212A}ITE")
+            try post("accents", "café au lait, naïve")
+            try post("escapes", "100%_sure and back\\slash")
+            try post("mixed", "京都zanzibar旅\tand a tab")
+            try post("private", "zanzibar in secret", .private)
+            try post("unlisted", "the river bridge, unlisted", .unlisted)
+            let terms = [
+                "zanzibar", "ZanZibar", "river bridge", "the river bridge", "river bridge at", "er bri", "kite", "KITE", "caf",
+                "café au", "0%_s", "k\\s", "and a tab", "a tab", "zanzibar旅", "nowhere", "river  bridge", "bridge, across",
+            ]
+            for term in terms {
+                for viewer in [nil, alice.id, bob.id] {
+                    for order in [EntryOrder.newest, .relevance] {
+                        let narrowed = try ids(store, term, viewerID: viewer, order: order)
+                        let plain = try ids(store, term, viewerID: viewer, order: order, narrowed: false)
+                        #expect(narrowed == plain, "\(term) as \(viewer.map(String.init) ?? "anonymous"), \(order)")
+                    }
+                }
+            }
+            #expect(try ids(store, "zanzibar", order: .newest).count == 3)
+            #expect(try ids(store, "zanzibar", viewerID: alice.id).count == 4)
+            #expect(try ids(store, "river bridge").count == 2)
+            #expect(try ids(store, "kite").count == 1)
+            // Which terms the chunks narrow: those holding an ASCII letter or digit, with parts
+            // joined by single spaces and no tab, CR or LF.
+            for term in ["zanzibar", "river bridge", "the river bridge", "0%_s", "nowhere", "café au"] {
+                #expect(try isNarrowed(store, term), "\(term)")
+            }
+            for term in ["京都旅", "river  bridge", "a\ttab", "river\nbridge"] {
+                #expect(try !isNarrowed(store, term), "\(term)")
+            }
+        }
+    }
+
+    /// Random texts of a few syllables, punctuation, case and line breaks, searched for random
+    /// pieces of themselves: the chunks change no answer.
+    @Test func randomPiecesOfRandomTextsFindTheSameEntries() throws {
+        try withDatabase { url in
+            let store = try PostgresDiaryStore(url: url)
+            defer { store.close() }
+            let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
+            var random = SplitMix64(seed: 25)
+            let pieces = ["ka", "Zan", "zi", "bar", "MO", "ri", "é", "京", " ", " ", " ", ", ", ".", "\n", "\t", "  ", "5", "_", "%"]
+            func text(_ length: Int) -> String {
+                (0..<length).map { _ in pieces[random.next(pieces.count)] }.joined()
+            }
+            var texts: [String] = []
+            for index in 0..<120 {
+                let visibility: Visibility = index % 7 == 0 ? .private : (index % 11 == 0 ? .unlisted : .public)
+                let body = text(40)
+                texts.append(body)
+                _ = try store.createEntry(userID: alice.id, diaryID: nil, title: text(3), body: body, visibility: visibility)
+            }
+            var checked = 0
+            var narrowedCount = 0
+            while checked < 150 {
+                let source = Array(texts[random.next(texts.count)])
+                let start = random.next(source.count - 12)
+                let term = String(source[start..<start + 3 + random.next(9)]).trimmingCharacters(in: .whitespacesAndNewlines)
+                guard term.count >= 3 else { continue }
+                checked += 1
+                if try isNarrowed(store, term) { narrowedCount += 1 }
+                for viewer in [nil, alice.id] {
+                    for order in [EntryOrder.newest, .relevance] {
+                        let narrowed = try ids(store, term, viewerID: viewer, order: order)
+                        #expect(narrowed == (try ids(store, term, viewerID: viewer, order: order, narrowed: false)), "\(term.debugDescription)")
+                    }
+                }
+            }
+            // Most pieces are narrowed, so that the comparison says something.
+            #expect(narrowedCount > 50, "\(narrowedCount) of \(checked) narrowed")
+        }
+    }
+
+    @Test func narrowedTermsFollowEditsAndDeletes() throws {
+        try withDatabase { url in
+            let store = try PostgresDiaryStore(url: url)
+            defer { store.close() }
+            let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
+            let entry = try store.createEntry(userID: alice.id, diaryID: nil, title: "Trip", body: "off to Zanzibar")
+            #expect(try ids(store, "zanzibar") == [entry.id])
+            _ = try store.updateEntry(id: entry.id, userID: alice.id, changes: EntryChanges(body: "off to the marmalade river"))
+            #expect(try ids(store, "zanzibar") == [])
+            #expect(try ids(store, "marmalade river") == [entry.id])
+            #expect(try isNarrowed(store, "marmalade river"))
+            try store.deleteEntry(id: entry.id, userID: alice.id)
+            #expect(try ids(store, "marmalade river") == [])
+        }
+    }
+
+    /// A database of schema version 8, with entries in it, gets the chunk index and its
+    /// vocabulary when a newer store opens it, and a rare word is found through it.
+    @Test func aVersion8DatabaseGetsTheChunksOfItsEntries() throws {
+        try withDatabase { url in
+            try PostgresDiaryStore.withAdminConnection(url, subject: "a version 8 database") { session in
+                try PostgresDiaryStore.migrate(session, through: 8)
+                try session.execute("INSERT INTO users (name, token_hash, created) VALUES ('alice', repeat('a', 64), now()::timestamptz(0))")
+                try session.execute("""
+                    INSERT INTO diaries (user_id, title, created, updated, public_updated)
+                    VALUES (1, 'old', now()::timestamptz(0), now()::timestamptz(0), now()::timestamptz(0))
+                    """)
+                try session.execute("""
+                    INSERT INTO entries (diary_id, title, body, created, updated)
+                    SELECT 1, 'entry ' || i, CASE WHEN i = 777 THEN 'off to Zanzibar. The river bridge.' ELSE md5(i::text) || ' bar zan river' END, t, t
+                    FROM generate_series(1, 2000) AS i,
+                        LATERAL (SELECT timestamptz '2026-01-01 00:00:00Z' + i * interval '1 minute' AS t) AS times
+                    """)
+                try session.execute("INSERT INTO diary_activity (diary_id, slot, entry_count, public_count) VALUES (1, 0, 2000, 2000)")
+            }
+            let store = try PostgresDiaryStore(url: url)
+            defer { store.close() }
+            #expect(try store.appliedMigrations() == PostgresDiaryStore.schemaVersions)
+            #expect(try store.consistencyCheck() == "ok")
+            #expect(try ids(store, "zanzibar").count == 1)
+            #expect(try ids(store, "river bridge").count == 1)
+            let word = try store.queryPlan(for: EntryQuery(filter: EntryFilter(query: "zanzibar")), settings: ["enable_seqscan = off"])
+            #expect(word.contains("entries_chunks"), "\(word)")
+            let phrase = try store.queryPlan(for: EntryQuery(filter: EntryFilter(query: "\"river bridge\"")), settings: ["enable_seqscan = off"])
+            #expect(phrase.contains("entries_chunk_pairs"), "\(phrase)")
+        }
+    }
+}
