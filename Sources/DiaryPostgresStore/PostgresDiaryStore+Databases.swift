@@ -41,13 +41,15 @@ extension PostgresDiaryStore {
         "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
-    static func withAdminConnection(_ url: PostgresURL, subject: String, _ body: (SQLSession) throws -> Void) throws(StoreError) {
+    static func withAdminConnection(
+        _ url: PostgresURL, subject: String, timeout: TimeInterval = defaultTimeout, _ body: (SQLSession) throws -> Void
+    ) throws(StoreError) {
         do {
             let connection = try PostgresConnection.connect(
                 on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration(url), id: 0, logger: logger
             ).wait()
             defer { SQLSession.close(connection, timeout: defaultTimeout) }
-            try body(SQLSession(PooledConnection(connection), logger: logger, timeout: defaultTimeout))
+            try body(SQLSession(PooledConnection(connection), logger: logger, timeout: timeout))
         } catch {
             throw StoreError(error, subject: .operation(subject))
         }

@@ -220,21 +220,22 @@ struct PostgresStoreTests {
         }
     }
 
-    /// On a database of some size, a search for a rare term of 3 or more characters goes
-    /// through the trigram indexes, and a page of the newest public entries walks the partial
-    /// index in order, without a sort.
+    /// On a database of some size, a search for a rare word goes through the chunk index
+    /// (schema v9), and reads nothing for a word in no entry; one of 3 or more characters
+    /// without an ASCII letter or digit goes through the trigram indexes, and a page of the newest public entries walks the partial index in
+    /// order, without a sort.
     @Test func searchAndListsUseTheirIndexes() throws {
         try withDatabase { url in
             let store = try PostgresDiaryStore(url: url)
             defer { store.close() }
             let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
-            try PostgresDiaryStore.withAdminConnection(url, subject: "seeding") { session in
+            try PostgresDiaryStore.withAdminConnection(url, subject: "seeding", timeout: PostgresDiaryStore.maintenanceTimeout) { session in
                 // Seeding is maintenance, not a request: no statement timeout (on a loaded CI
-                // machine the 5,000 rows and their trigram indexes outlasted a request's).
+                // machine the 5,000 rows and their trigram and chunk indexes outlasted a request's).
                 try session.execute("SET statement_timeout = 0")
                 try session.execute("""
                     INSERT INTO entries (diary_id, title, body, created, updated)
-                    SELECT 1, 'entry ' || i, md5(i::text) || ' about the weather', t, t
+                    SELECT 1, 'entry ' || i, md5(i::text) || ' about the weather' || CASE WHEN i % 1000 = 0 THEN ' in kyoto' ELSE '' END, t, t
                     FROM generate_series(1, 5000) AS i, LATERAL (SELECT timestamptz '2026-01-01 00:00:00Z' + i * interval '1 minute' AS t) AS times
                     """)
                 // The store keeps the counts (schema version 2, in diary_activity since 3): rows
@@ -246,9 +247,15 @@ struct PostgresStoreTests {
             }
             #expect(try store.entries(diaryID: nil, page: PageRequest(page: 1, perPage: 1)).total == 5000)
             let search = try store.queryPlan(for: EntryQuery(filter: EntryFilter(query: "kyoto")))
-            #expect(search.contains("entries_title_trigrams") && search.contains("entries_body_trigrams"), "\(search)")
+            #expect(search.contains("entries_chunks") && !search.contains("trigrams"), "\(search)")
             let own = try store.queryPlan(for: EntryQuery(filter: EntryFilter(query: "kyoto"), viewerID: alice.id))
-            #expect(own.contains("entries_title_trigrams") && own.contains("entries_body_trigrams"), "\(own)")
+            #expect(own.contains("entries_chunks") && !own.contains("trigrams"), "\(own)")
+            // A word in no chunk is in no entry: the plan reads nothing (its scans under a
+            // false one-time filter never start).
+            let nowhere = try store.queryPlan(for: EntryQuery(filter: EntryFilter(query: "zanzibar")))
+            #expect(nowhere.contains("One-Time Filter: false"), "\(nowhere)")
+            let japanese = try store.queryPlan(for: EntryQuery(filter: EntryFilter(query: "京都市")))
+            #expect(japanese.contains("entries_title_trigrams") && japanese.contains("entries_body_trigrams"), "\(japanese)")
             let listing = try store.queryPlan(for: EntryQuery(page: PageRequest(page: 1, perPage: 20)))
             #expect(listing.contains("entries_public_newest_first") && !listing.contains("Sort Key"), "\(listing)")
             let seek = try store.queryPlan(for: EntryQuery(page: PageRequest(page: 1, perPage: 20), position: .after(created: Date(timeIntervalSince1970: 1_767_500_000), id: 2500)))
@@ -266,7 +273,7 @@ struct PostgresStoreTests {
             defer { store.close() }
             _ = try store.createUser(name: "alice", tokenHash: newTokenHash())
             let matches = EntryPage.countedMatches + 1
-            try PostgresDiaryStore.withAdminConnection(url, subject: "seeding") { session in
+            try PostgresDiaryStore.withAdminConnection(url, subject: "seeding", timeout: PostgresDiaryStore.maintenanceTimeout) { session in
                 // Seeding is maintenance, not a request: no statement timeout (on a loaded CI
                 // machine the rows and their trigram indexes outlasted a request's).
                 try session.execute("SET statement_timeout = 0")

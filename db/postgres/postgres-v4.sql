@@ -1,0 +1,1 @@
+../../Sources/DiaryPostgresStore/postgres-v4.sql
