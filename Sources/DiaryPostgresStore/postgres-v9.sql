@@ -75,9 +75,10 @@ DROP TRIGGER IF EXISTS entries_vocabulary_update ON entries;
 CREATE TRIGGER entries_vocabulary_update AFTER UPDATE OF title, body ON entries
     FOR EACH ROW EXECUTE FUNCTION entry_vocabulary_add();
 
+-- The entries written before the triggers, unless filled beforehand (docs/postgresql.md).
 INSERT INTO entry_vocabulary (chunk)
     SELECT DISTINCT chunk FROM entries, unnest(entry_chunks(title, body)) AS chunk
-    WHERE chunk ~ '[a-z0-9]'
+    WHERE chunk ~ '[a-z0-9]' AND NOT EXISTS (SELECT 1 FROM entry_vocabulary)
     ON CONFLICT DO NOTHING;
 
 CREATE INDEX IF NOT EXISTS entry_vocabulary_trigrams ON entry_vocabulary USING gin (chunk gin_trgm_ops);

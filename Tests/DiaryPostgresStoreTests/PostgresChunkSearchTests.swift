@@ -142,21 +142,9 @@ struct PostgresChunkSearchTests {
     /// vocabulary when a newer store opens it, and a rare word is found through it.
     @Test func aVersion8DatabaseGetsTheChunksOfItsEntries() throws {
         try withDatabase { url in
-            try PostgresDiaryStore.withAdminConnection(url, subject: "a version 8 database") { session in
-                try PostgresDiaryStore.migrate(session, through: 8)
-                try session.execute("INSERT INTO users (name, token_hash, created) VALUES ('alice', repeat('a', 64), now()::timestamptz(0))")
-                try session.execute("""
-                    INSERT INTO diaries (user_id, title, created, updated, public_updated)
-                    VALUES (1, 'old', now()::timestamptz(0), now()::timestamptz(0), now()::timestamptz(0))
-                    """)
-                try session.execute("""
-                    INSERT INTO entries (diary_id, title, body, created, updated)
-                    SELECT 1, 'entry ' || i, CASE WHEN i = 777 THEN 'off to Zanzibar. The river bridge.' ELSE md5(i::text) || ' bar zan river' END, t, t
-                    FROM generate_series(1, 2000) AS i,
-                        LATERAL (SELECT timestamptz '2026-01-01 00:00:00Z' + i * interval '1 minute' AS t) AS times
-                    """)
-                try session.execute("INSERT INTO diary_activity (diary_id, slot, entry_count, public_count) VALUES (1, 0, 2000, 2000)")
-            }
+            try writeOldDatabase(
+                url, version: 8, body: "CASE WHEN i = 777 THEN 'off to Zanzibar. The river bridge.' ELSE md5(i::text) || ' bar zan river' END"
+            )
             let store = try PostgresDiaryStore(url: url)
             defer { store.close() }
             #expect(try store.appliedMigrations() == PostgresDiaryStore.schemaVersions)

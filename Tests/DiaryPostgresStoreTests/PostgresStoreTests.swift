@@ -20,6 +20,27 @@ func withDatabase(_ body: (PostgresURL) throws -> Void) throws {
     try body(server.withDatabase(name))
 }
 
+/// Brings the database `url` to schema `version` only, with one user, one diary and 2,000
+/// public entries a minute apart, whose bodies are `body` (SQL over the entry's number `i`):
+/// what an older server left, for a newer store to migrate.
+func writeOldDatabase(_ url: PostgresURL, version: Int, body: String) throws {
+    try PostgresDiaryStore.withAdminConnection(url, subject: "a version \(version) database") { session in
+        try PostgresDiaryStore.migrate(session, through: version)
+        try session.execute("INSERT INTO users (name, token_hash, created) VALUES ('alice', repeat('a', 64), now()::timestamptz(0))")
+        try session.execute("""
+            INSERT INTO diaries (user_id, title, created, updated, public_updated)
+            VALUES (1, 'old', now()::timestamptz(0), now()::timestamptz(0), now()::timestamptz(0))
+            """)
+        try session.execute("""
+            INSERT INTO entries (diary_id, title, body, created, updated)
+            SELECT 1, 'entry ' || i, \(body), t, t
+            FROM generate_series(1, 2000) AS i,
+                LATERAL (SELECT timestamptz '2026-01-01 00:00:00Z' + i * interval '1 minute' AS t) AS times
+            """)
+        try session.execute("INSERT INTO diary_activity (diary_id, slot, entry_count, public_count) VALUES (1, 0, 2000, 2000)")
+    }
+}
+
 /// What only the PostgreSQL engine has: migrations under concurrency, its pool, lost
 /// connections, query plans, and errors that name the database but never its password.
 @Suite(.enabled(if: testServer != nil, "DIARY_TEST_POSTGRES_URL names no server"))
