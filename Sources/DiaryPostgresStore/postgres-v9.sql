@@ -87,3 +87,8 @@ CREATE INDEX IF NOT EXISTS entry_vocabulary_trigrams ON entry_vocabulary USING g
 -- commits. To build them beforehand without holding off writes, see docs/postgresql.md.
 CREATE INDEX IF NOT EXISTS entries_chunks ON entries USING gin (entry_chunks(title, body));
 CREATE INDEX IF NOT EXISTS entries_chunk_pairs ON entries USING gin (entry_chunk_pairs(title, body));
+
+-- The planner's statistics of the new indexes, which the store reads to leave a common word to
+-- the walk newest first (`mostCommonShare`): autovacuum gathers them only once a tenth of the
+-- entries has changed. 26 s at 1,000,000 entries.
+ANALYZE entries;

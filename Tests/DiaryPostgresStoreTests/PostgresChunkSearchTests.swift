@@ -138,6 +138,29 @@ struct PostgresChunkSearchTests {
         }
     }
 
+    /// A word in most entries, by the planner's statistics, is left to the walk newest first,
+    /// which stops after the count's bound, where the chunk index would hand over every entry
+    /// holding it; a rare one is narrowed, and both find the same entries either way.
+    @Test func commonWordsAreNotNarrowed() throws {
+        try withDatabase { url in
+            try writeOldDatabase(
+                url, version: 9, body: "md5(i::text) || ' the weather' || CASE WHEN i % 500 = 0 THEN ', kyoto weather' ELSE '' END"
+            )
+            let store = try PostgresDiaryStore(url: url)
+            defer { store.close() }
+            #expect(try isNarrowed(store, "weather") && isNarrowed(store, "the weather"))
+            try PostgresDiaryStore.withAdminConnection(url, subject: "statistics", timeout: PostgresDiaryStore.maintenanceTimeout) { session in
+                try session.execute("ANALYZE entries")
+            }
+            #expect(try !isNarrowed(store, "weather") && !isNarrowed(store, "the weather"))
+            #expect(try isNarrowed(store, "kyoto") && isNarrowed(store, "kyoto weather"))
+            for term in ["weather", "the weather", "kyoto", "kyoto weather"] {
+                #expect(try ids(store, term) == ids(store, term, narrowed: false), "\(term)")
+            }
+            #expect(try ids(store, "kyoto weather").count == 4)
+        }
+    }
+
     /// A database of schema version 8, with entries in it, gets the chunk index and its
     /// vocabulary when a newer store opens it, and a rare word is found through it.
     @Test func aVersion8DatabaseGetsTheChunksOfItsEntries() throws {
