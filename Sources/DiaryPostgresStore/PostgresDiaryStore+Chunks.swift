@@ -50,9 +50,10 @@ extension PostgresDiaryStore {
         ).map { row in try row.decode(String.self) as String }
         guard chunks.count <= mostChunksPerTerm else { return nil }
         guard !chunks.isEmpty else { return SQLFragment(stringLiteral: PostgresEntryDialect.noRow) }
-        guard try commonShare(of: chunks, in: "entries_chunks", session) <= mostCommonShare else { return nil }
+        let share = try commonShare(of: chunks, in: "entries_chunks", session)
+        guard share <= mostCommonShare else { return nil }
         let listed = chunks.map { chunk -> SQLFragment in "\(chunk)" }.joined(separator: ", ")
-        return "entry_chunks(e.title, e.body) && ARRAY[\(listed)]::text[]"
+        return narrowing(share: share) { entry in "entry_chunks(\(sql: entry).title, \(sql: entry).body) && ARRAY[\(listed)]::text[]" }
     }
 
     /// A term of several parts: the entries holding a pair of neighbouring chunks that the
@@ -70,9 +71,24 @@ extension PostgresDiaryStore {
         guard buckets.count <= mostChunksPerTerm else { return nil }
         guard !buckets.isEmpty else { return SQLFragment(stringLiteral: PostgresEntryDialect.noRow) }
         let distinct = Set(buckets).sorted()
-        guard try commonShare(of: distinct.map(String.init), in: "entries_chunk_pairs", session) <= mostCommonShare else { return nil }
+        let share = try commonShare(of: distinct.map(String.init), in: "entries_chunk_pairs", session)
+        guard share <= mostCommonShare else { return nil }
         let listed = distinct.map { bucket -> SQLFragment in "\(bucket)" }.joined(separator: ", ")
-        return "entry_chunk_pairs(e.title, e.body) && ARRAY[\(listed)]::integer[]"
+        return narrowing(share: share) { entry in
+            "entry_chunk_pairs(\(sql: entry).title, \(sql: entry).body) && ARRAY[\(listed)]::integer[]"
+        }
+    }
+
+    /// The condition on entries `e` that narrows them to those `lookUp` (written for an entry's
+    /// alias) finds in the index. Keys the statistics list (`share` above 0) are left to the
+    /// planner, which knows how many entries hold them and chooses between the index and a
+    /// walk newest first. Keys they do not list are rarer than any they do (1 % at a million
+    /// entries), and the planner, guessing 0.5 %, walked 46,000 entries newest first to fill a
+    /// page of `zanzibar` (0.1 %): 440 ms. Their entries are gathered first instead, then
+    /// sorted: 28 ms.
+    private static func narrowing(share: Double, _ lookUp: (String) -> SQLFragment) -> SQLFragment {
+        guard share == 0 else { return lookUp("e") }
+        return "e.entry_id = ANY (ARRAY(SELECT c.entry_id FROM entries c WHERE \(lookUp("c"))))"
     }
 
     /// The share of entries holding one of `keys` in the GIN index `index`, by the most common
