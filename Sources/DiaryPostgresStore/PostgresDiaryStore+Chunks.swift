@@ -18,8 +18,8 @@ extension PostgresDiaryStore {
 
     /// What narrows each indexed term of `terms` that the chunks can narrow: the condition
     /// on entries `e` for `TermSearch.narrowings`, `FALSE` when no chunk holds the term.
-    static func chunkNarrowings(_ session: SQLSession, terms: [String], shortestIndexed: Int) throws -> [String: SQLFragment] {
-        var narrowings: [String: SQLFragment] = [:]
+    static func chunkNarrowings(_ session: SQLSession, terms: [String], shortestIndexed: Int) throws -> [String: ChunkNarrowing] {
+        var narrowings: [String: ChunkNarrowing] = [:]
         for term in Set(TermSearch(terms, shortestIndexed: shortestIndexed).indexed) {
             guard let parts = chunkParts(of: term) else { continue }
             narrowings[term] = try parts.count == 1 ? chunksHolding(parts[0], session) : pairsSpanning(parts, session)
@@ -43,13 +43,13 @@ extension PostgresDiaryStore {
     }
 
     /// A term of one part: the entries holding a chunk of the vocabulary that holds it.
-    private static func chunksHolding(_ part: String, _ session: SQLSession) throws -> SQLFragment? {
+    private static func chunksHolding(_ part: String, _ session: SQLSession) throws -> ChunkNarrowing? {
         let chunks = try session.query(
             "SELECT chunk FROM entry_vocabulary WHERE chunk LIKE lower($1) LIMIT \(mostChunksPerTerm + 1)",
             ["%" + PostgresEntryDialect.likeEscaped(part) + "%"]
         ).map { row in try row.decode(String.self) as String }
         guard chunks.count <= mostChunksPerTerm else { return nil }
-        guard !chunks.isEmpty else { return SQLFragment(stringLiteral: PostgresEntryDialect.noRow) }
+        guard !chunks.isEmpty else { return .matchingNothing }
         let share = try commonShare(of: chunks, in: "entries_chunks", session)
         guard share <= mostCommonShare else { return nil }
         let listed = chunks.map { chunk -> SQLFragment in "\(chunk)" }.joined(separator: ", ")
@@ -59,7 +59,7 @@ extension PostgresDiaryStore {
     /// A term of several parts: the entries holding a pair of neighbouring chunks that the
     /// first two parts span, a chunk ending with the first, then one starting with the second
     /// (or equal to it when more parts follow).
-    private static func pairsSpanning(_ parts: [String], _ session: SQLSession) throws -> SQLFragment? {
+    private static func pairsSpanning(_ parts: [String], _ session: SQLSession) throws -> ChunkNarrowing? {
         let first = "%" + PostgresEntryDialect.likeEscaped(parts[0])
         let second = PostgresEntryDialect.likeEscaped(parts[1]) + (parts.count == 2 ? "%" : "")
         let buckets = try session.query("""
@@ -69,7 +69,7 @@ extension PostgresDiaryStore {
             LIMIT \(mostChunksPerTerm + 1)
             """, [first, second]).map { row in try row.decode(Int.self) as Int }
         guard buckets.count <= mostChunksPerTerm else { return nil }
-        guard !buckets.isEmpty else { return SQLFragment(stringLiteral: PostgresEntryDialect.noRow) }
+        guard !buckets.isEmpty else { return .matchingNothing }
         let distinct = Set(buckets).sorted()
         let share = try commonShare(of: distinct.map(String.init), in: "entries_chunk_pairs", session)
         guard share <= mostCommonShare else { return nil }
@@ -86,9 +86,9 @@ extension PostgresDiaryStore {
     /// entries), and the planner, guessing 0.5 %, walked 46,000 entries newest first to fill a
     /// page of `zanzibar` (0.1 %): 440 ms. Their entries are gathered first instead, then
     /// sorted: 28 ms.
-    private static func narrowing(share: Double, _ lookUp: (String) -> SQLFragment) -> SQLFragment {
-        guard share == 0 else { return lookUp("e") }
-        return "e.entry_id = ANY (ARRAY(SELECT c.entry_id FROM entries c WHERE \(lookUp("c"))))"
+    private static func narrowing(share: Double, _ lookUp: (String) -> SQLFragment) -> ChunkNarrowing {
+        guard share == 0 else { return ChunkNarrowing(condition: lookUp("e"), gathersFirst: false) }
+        return ChunkNarrowing(condition: "e.entry_id = ANY (ARRAY(SELECT c.entry_id FROM entries c WHERE \(lookUp("c"))))", gathersFirst: true)
     }
 
     /// The share of entries holding one of `keys` in the GIN index `index`, by the most common
@@ -101,4 +101,15 @@ extension PostgresDiaryStore {
             WHERE stats.schemaname = current_schema() AND stats.tablename = $1 AND common.key = ANY ($2)
             """, [index, keys]) ?? 0
     }
+}
+
+/// What narrows one term: a condition on entries `e` for `TermSearch.narrowings`.
+struct ChunkNarrowing {
+    let condition: SQLFragment
+    /// True when the condition gathers the entries the index finds before anything else reads
+    /// them (a rare term's): a few hundred index probes.
+    let gathersFirst: Bool
+
+    /// No chunk holds the term: no entry does.
+    static let matchingNothing = ChunkNarrowing(condition: SQLFragment(stringLiteral: PostgresEntryDialect.noRow), gathersFirst: false)
 }

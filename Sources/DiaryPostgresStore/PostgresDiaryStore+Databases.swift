@@ -65,7 +65,7 @@ extension PostgresDiaryStore {
         try read(.operation("query plan")) { session in
             for setting in settings { try session.execute("SET LOCAL \(setting)") }
             let narrowings = try Self.chunkNarrowings(session, terms: query.filter.terms, shortestIndexed: PostgresEntryDialect.shortestIndexedTerm)
-            let explain: SQLFragment = "EXPLAIN \(EntryListSQL(query, dialect: PostgresEntryDialect.self, narrowings: narrowings).page)"
+            let explain: SQLFragment = "EXPLAIN \(EntryListSQL(query, dialect: PostgresEntryDialect.self, narrowings: narrowings.mapValues(\.condition)).page)"
             return try session.query(explain.postgres)
                 .map { try $0.decode(String.self) }.joined(separator: "\n")
         }
