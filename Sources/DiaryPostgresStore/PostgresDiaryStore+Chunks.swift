@@ -1,3 +1,4 @@
+import DiaryStore
 import StoreKernel
 
 /// The chunk index of schema v9 in front of the trigram indexes: a search looks up which
@@ -16,11 +17,25 @@ extension PostgresDiaryStore {
     /// entries the two cross near a quarter of them. `"and the"`, in 39 %, walks.
     static let mostCommonShare = 0.2
 
+    /// `TermSearch.narrowings` for the terms of `query`, looked up in the snapshot of `session`'s
+    /// transaction, which then runs its list. When a rare term's entries are gathered first,
+    /// parallel workers are off for the rest of the transaction: a few hundred index probes,
+    /// which workers cost more to start than they save (`zanzibar` at a million entries: 28 ms
+    /// each for the count and the page without them, 38 and 42 with them). Sent without a wait
+    /// of its own, as the read's time limit is.
+    static func narrowings(for query: EntryQuery, _ session: SQLSession) throws -> [String: SQLFragment] {
+        let narrowings = try chunkNarrowings(session, terms: query.filter.terms)
+        if narrowings.values.contains(where: \.gathersFirst) {
+            try session.send("SET LOCAL max_parallel_workers_per_gather = 0")
+        }
+        return narrowings.mapValues(\.condition)
+    }
+
     /// What narrows each indexed term of `terms` that the chunks can narrow: the condition
     /// on entries `e` for `TermSearch.narrowings`, `FALSE` when no chunk holds the term.
-    static func chunkNarrowings(_ session: SQLSession, terms: [String], shortestIndexed: Int) throws -> [String: ChunkNarrowing] {
+    static func chunkNarrowings(_ session: SQLSession, terms: [String]) throws -> [String: ChunkNarrowing] {
         var narrowings: [String: ChunkNarrowing] = [:]
-        for term in Set(TermSearch(terms, shortestIndexed: shortestIndexed).indexed) {
+        for term in Set(TermSearch(terms, shortestIndexed: PostgresEntryDialect.shortestIndexedTerm).indexed) {
             guard let parts = chunkParts(of: term) else { continue }
             narrowings[term] = try parts.count == 1 ? chunksHolding(parts[0], session) : pairsSpanning(parts, session)
         }

@@ -64,8 +64,8 @@ extension PostgresDiaryStore {
     func queryPlan(for query: EntryQuery, settings: [String] = []) throws(StoreError) -> String {
         try read(.operation("query plan")) { session in
             for setting in settings { try session.execute("SET LOCAL \(setting)") }
-            let narrowings = try Self.chunkNarrowings(session, terms: query.filter.terms, shortestIndexed: PostgresEntryDialect.shortestIndexedTerm)
-            let explain: SQLFragment = "EXPLAIN \(EntryListSQL(query, dialect: PostgresEntryDialect.self, narrowings: narrowings.mapValues(\.condition)).page)"
+            let narrowings = try Self.narrowings(for: query, session)
+            let explain: SQLFragment = "EXPLAIN \(EntryListSQL(query, dialect: PostgresEntryDialect.self, narrowings: narrowings).page)"
             return try session.query(explain.postgres)
                 .map { try $0.decode(String.self) }.joined(separator: "\n")
         }

@@ -15,16 +15,8 @@ extension PostgresDiaryStore {
     /// tests, which hold both to the same answers).
     func entries(_ query: EntryQuery, narrowedByChunks: Bool) throws(StoreError) -> EntryResults {
         try read(query.subject) { session in
-            let narrowings = narrowedByChunks
-                ? try Self.chunkNarrowings(session, terms: query.filter.terms, shortestIndexed: PostgresEntryDialect.shortestIndexedTerm)
-                : [:]
-            if narrowings.values.contains(where: \.gathersFirst) {
-                // A few hundred index probes: parallel workers cost more to start than they
-                // save (`zanzibar` at a million entries: 28 ms each for the count and the page
-                // without them, 38 and 42 with them).
-                try session.execute("SET LOCAL max_parallel_workers_per_gather = 0")
-            }
-            let sql = EntryListSQL(query, dialect: PostgresEntryDialect.self, narrowings: narrowings.mapValues(\.condition))
+            let narrowings = narrowedByChunks ? try Self.narrowings(for: query, session) : [:]
+            let sql = EntryListSQL(query, dialect: PostgresEntryDialect.self, narrowings: narrowings)
             // The count and the page come from the same snapshot: they agree.
             let total = sql.total(counted: try Self.count(session, query, sql))
             let reading = sql.reading(totalIsEstimate: total.isEstimate)
@@ -38,9 +30,8 @@ extension PostgresDiaryStore {
 
     public func countEntries(_ query: EntryQuery, atOrAbove created: Date, id: Int64) throws(StoreError) -> Int {
         try read(query.subject) { session in
-            let narrowings = try Self.chunkNarrowings(session, terms: query.filter.terms, shortestIndexed: PostgresEntryDialect.shortestIndexedTerm)
             let count = EntryListSQL.countAtOrAbove(
-                query, created: created, id: id, dialect: PostgresEntryDialect.self, narrowings: narrowings.mapValues(\.condition)
+                query, created: created, id: id, dialect: PostgresEntryDialect.self, narrowings: try Self.narrowings(for: query, session)
             )
             return try session.one((Int).self, count.postgres) ?? 0
         }

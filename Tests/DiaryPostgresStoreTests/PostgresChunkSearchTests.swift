@@ -22,11 +22,16 @@ struct PostgresChunkSearchTests {
         return results.page.entries.map(\.id)
     }
 
+    /// How the store narrows `term` by its chunks, or nil when it searches as before.
+    func narrowing(_ store: PostgresDiaryStore, _ term: String) throws -> ChunkNarrowing? {
+        try store.read(.operation("chunks")) { session in
+            try PostgresDiaryStore.chunkNarrowings(session, terms: [term])[term]
+        }
+    }
+
     /// Whether the store narrows `term` by its chunks (else it searches as before).
     func isNarrowed(_ store: PostgresDiaryStore, _ term: String) throws -> Bool {
-        try store.read(.operation("chunks")) { session in
-            try PostgresDiaryStore.chunkNarrowings(session, terms: [term], shortestIndexed: 3)[term] != nil
-        }
+        try narrowing(store, term) != nil
     }
 
     @Test func narrowedTermsFindWhatTheCheckFinds() throws {
@@ -140,24 +145,31 @@ struct PostgresChunkSearchTests {
 
     /// A word in most entries, by the planner's statistics, is left to the walk newest first,
     /// which stops after the count's bound, where the chunk index would hand over every entry
-    /// holding it; a rare one is narrowed, and both find the same entries either way.
+    /// holding it; one they list in fewer is narrowed and left to the planner; before any
+    /// statistics, a term's entries are gathered first. Each finds the same entries either way.
     @Test func commonWordsAreNotNarrowed() throws {
         try withDatabase { url in
             try writeOldDatabase(
-                url, version: 9, body: "md5(i::text) || ' the weather' || CASE WHEN i % 500 = 0 THEN ', kyoto weather' ELSE '' END"
+                url, version: 9,
+                body: "md5(i::text) || ' the weather' || CASE WHEN i % 500 = 0 THEN ', kyoto weather' ELSE '' END"
+                    + " || CASE WHEN i % 10 = 0 THEN ' in autumn' ELSE '' END"
             )
             let store = try PostgresDiaryStore(url: url)
             defer { store.close() }
-            #expect(try isNarrowed(store, "weather") && isNarrowed(store, "the weather"))
+            // No statistics yet: every chunk counts as rare, and its entries are gathered first.
+            #expect(try narrowing(store, "weather")?.gathersFirst == true && narrowing(store, "the weather")?.gathersFirst == true)
             try PostgresDiaryStore.withAdminConnection(url, subject: "statistics", timeout: PostgresDiaryStore.maintenanceTimeout) { session in
                 try session.execute("ANALYZE entries")
             }
             #expect(try !isNarrowed(store, "weather") && !isNarrowed(store, "the weather"))
             #expect(try isNarrowed(store, "kyoto") && isNarrowed(store, "kyoto weather"))
-            for term in ["weather", "the weather", "kyoto", "kyoto weather"] {
+            // Listed, in a tenth of the entries: narrowed, the plan left to the planner.
+            #expect(try narrowing(store, "autumn")?.gathersFirst == false && narrowing(store, "in autumn")?.gathersFirst == false)
+            for term in ["weather", "the weather", "kyoto", "kyoto weather", "autumn", "in autumn"] {
                 #expect(try ids(store, term) == ids(store, term, narrowed: false), "\(term)")
             }
             #expect(try ids(store, "kyoto weather").count == 4)
+            #expect(try ids(store, "in autumn").count == 100)
         }
     }
 
