@@ -40,13 +40,28 @@ enum PostgresEntryDialect: EntrySQLDialect {
     static let rankedWindow = EntryPage.countedMatches
 
     static func termConditions(_ search: TermSearch, viewerID: Int64?) -> [SQLFragment] {
+        termConditions(search, folded: .inPlace)
+    }
+
+    /// The lower-cased title and body a term is checked in: folded where the condition is
+    /// (`inPlace`), or the columns of `folded`, which the ranked page folds once for both the
+    /// check and the score.
+    struct FoldedText {
+        let title: String
+        let body: String
+        static let inPlace = FoldedText(title: "lower(e.title)", body: "lower(e.body)")
+        static let column = FoldedText(title: "folded.title", body: "folded.body")
+    }
+
+    static func termConditions(_ search: TermSearch, folded: FoldedText) -> [SQLFragment] {
         search.terms.map { term in
             if let narrowing = search.narrowings[term] {
                 // strpos, not LIKE, so that the planner cannot also read the trigram indexes,
                 // which cost what the term's trigrams are in, not what the chunks found.
-                return "(\(narrowing) AND (strpos(lower(e.title), lower(\(term))) > 0 OR strpos(lower(e.body), lower(\(term))) > 0))"
+                return "(\(narrowing) AND (strpos(\(sql: folded.title), lower(\(term))) > 0 OR strpos(\(sql: folded.body), lower(\(term))) > 0))"
             }
             if search.isIndexed(term) {
+                // As the trigram indexes' expressions, whatever `folded`: the indexes find them.
                 let pattern = likePattern(term)
                 return "(lower(e.title) LIKE lower(\(pattern)) OR lower(e.body) LIKE lower(\(pattern)))"
             }
@@ -111,21 +126,34 @@ enum PostgresEntryDialect: EntrySQLDialect {
             """
     }
 
-    static func rankedPage(_ search: TermSearch, conditions: [SQLFragment], viewerID: Int64?, window: SQLFragment) -> SQLFragment {
+    /// Ranked on the newest `rankedWindow` matches, then the page's columns for the page's ids
+    /// only. Each match's title and body are folded once (`folded`, a subquery that `OFFSET 0`
+    /// keeps from being merged into its expressions) for the narrowed terms' checks and for
+    /// the score. At a million entries the ranked page of `zanzibar` (986 matches) took 50–86
+    /// ms with `lower()` in each check and three times in the score, and the columns read for
+    /// every match; 22–23 ms so.
+    static func rankedPage(_ search: TermSearch, filters: [SQLFragment], viewerID: Int64?, window: SQLFragment) -> SQLFragment {
+        let conditions = filters + termConditions(search, folded: .column)
         // Per term: does the title hold it, and how often does the body.
-        let titleHits: [SQLFragment] = search.indexed.map { "(lower(e.title) LIKE lower(\(likePattern($0))))::integer" }
+        let titleHits: [SQLFragment] = search.indexed.map { "(strpos(folded.title, lower(\($0))) > 0)::integer" }
         let bodyHits: [SQLFragment] = search.indexed.map { term in
-            "(char_length(lower(e.body)) - char_length(replace(lower(e.body), lower(\(term)), ''))) / char_length(lower(\(term)))"
+            "(char_length(folded.body) - char_length(replace(folded.body, lower(\(term)), ''))) / char_length(lower(\(term)))"
         }
-        let own = viewerID == nil ? "" : "e.visibility = 'public', CASE WHEN e.visibility <> 'public' THEN e.created END DESC, "
-        // The newest matches first, by the index on (created DESC, entry_id DESC) for a common
-        // term or by the term indexes for a rare one; then only those are ranked.
+        // A signed-in viewer's own unlisted and private matches first, newest first.
+        let own = viewerID == nil ? "" : "m.listed_public, m.own_created DESC, "
+        let order = "\(own)m.title_hits DESC, m.body_hits DESC, m.entry_id DESC"
         return """
-            \(sql: entryColumns) WHERE e.entry_id IN (
-                SELECT e.entry_id FROM entries e WHERE \(conditions.joined(separator: " AND "))
-                ORDER BY \(sql: EntryListSQL.newestFirstOrder) LIMIT \(sql: String(rankedWindow)))
-            ORDER BY \(sql: own)\(titleHits.joined(separator: " + ")) DESC, \(bodyHits.joined(separator: " + ")) DESC, e.entry_id DESC
-            \(window)
+            \(sql: PostgresDiaryStore.entrySelectList) FROM (
+                SELECT m.* FROM (
+                    SELECT e.entry_id, e.visibility = 'public' AS listed_public,
+                        CASE WHEN e.visibility <> 'public' THEN e.created END AS own_created,
+                        \(titleHits.joined(separator: " + ")) AS title_hits, \(bodyHits.joined(separator: " + ")) AS body_hits
+                    FROM entries e CROSS JOIN LATERAL (SELECT lower(e.title) AS title, lower(e.body) AS body OFFSET 0) folded
+                    WHERE \(conditions.joined(separator: " AND "))
+                    ORDER BY \(sql: EntryListSQL.newestFirstOrder) LIMIT \(sql: String(rankedWindow))) m
+                ORDER BY \(sql: order) \(window)) m
+            JOIN entries e ON e.entry_id = m.entry_id \(sql: PostgresDiaryStore.entryJoins)
+            ORDER BY \(sql: order)
             """
     }
 

@@ -39,8 +39,9 @@ enum SQLiteEntryDialect: EntrySQLDialect {
         return viewerID == nil ? publicMatch(match) : "(\(publicMatch(match)) OR \(privateMatch(match)))"
     }
 
-    static func rankedPage(_ search: TermSearch, conditions: [SQLFragment], viewerID: Int64?, window: SQLFragment) -> SQLFragment {
+    static func rankedPage(_ search: TermSearch, filters: [SQLFragment], viewerID: Int64?, window: SQLFragment) -> SQLFragment {
         let match = ftsQuery(search) ?? ""
+        let conditions = filters + termConditions(search, viewerID: viewerID)
         guard viewerID != nil else {
             return """
                 \(sql: SQLiteDiaryStore.entrySelectList) FROM entries_fts JOIN entries e ON e.entry_id = entries_fts.rowid \

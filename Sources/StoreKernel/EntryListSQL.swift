@@ -20,9 +20,10 @@ public protocol EntrySQLDialect {
     /// What the count and the newest-first page add for the indexed terms, or nil when
     /// `termConditions` already holds them.
     static func indexMatch(_ search: TermSearch, viewerID: Int64?) -> SQLFragment?
-    /// A page in relevance order: `conditions` (who may list, filters, `termConditions`) and
-    /// the page's `window` (`LIMIT … OFFSET …`).
-    static func rankedPage(_ search: TermSearch, conditions: [SQLFragment], viewerID: Int64?, window: SQLFragment) -> SQLFragment
+    /// A page in relevance order: `filters` (who may list, the diary, dates and tags; not the
+    /// terms, whose conditions the dialect writes here itself, so that it can check them on the
+    /// text it folds once to rank) and the page's `window` (`LIMIT … OFFSET …`).
+    static func rankedPage(_ search: TermSearch, filters: [SQLFragment], viewerID: Int64?, window: SQLFragment) -> SQLFragment
     /// The entries the terms' indexes find, as a table with their ids in a `rowid` column that
     /// a bounded count walks (the engine's index in its own order) and stops once it has
     /// counted enough; nil to count over entries `e` with `indexMatch` instead.
@@ -158,7 +159,8 @@ public struct EntryListSQL: Sendable {
         // One row past the page says that a next page exists.
         let window: SQLFragment = "LIMIT \(limit + 1) OFFSET \(offset)"
         if ranked {
-            page = Dialect.rankedPage(search, conditions: conditions, viewerID: query.viewerID, window: window)
+            let filters = Self.conditions(query, search, tags: .gathered, withTerms: false, Dialect.self)
+            page = Dialect.rankedPage(search, filters: filters, viewerID: query.viewerID, window: window)
             return
         }
         page = Self.newestFirst(filtered + seek, window: window, Dialect.self)
@@ -225,10 +227,11 @@ public struct EntryListSQL: Sendable {
         case probed
     }
 
-    /// Who may list, the diary, the dates, the tags and the terms, each a condition on entries
-    /// `e`; without `ledTag`, which the statement's driving table finds.
+    /// Who may list, the diary, the dates, the tags and (`withTerms`) the terms, each a
+    /// condition on entries `e`; without `ledTag`, which the statement's driving table finds.
     static func conditions<Dialect: EntrySQLDialect>(
-        _ query: EntryQuery, _ search: TermSearch, tags: TagMatch, leavingOutTag ledTag: String? = nil, _: Dialect.Type
+        _ query: EntryQuery, _ search: TermSearch, tags: TagMatch, leavingOutTag ledTag: String? = nil, withTerms: Bool = true,
+        _: Dialect.Type
     ) -> [SQLFragment] {
         let filter = query.filter
         var conditions = [EntryAccess.listable(by: query.viewerID)]
@@ -243,7 +246,7 @@ public struct EntryListSQL: Sendable {
         }
         if search.matchesNothing {
             conditions.append(SQLFragment(stringLiteral: Dialect.noRow))
-        } else {
+        } else if withTerms {
             conditions += Dialect.termConditions(search, viewerID: query.viewerID)
         }
         return conditions

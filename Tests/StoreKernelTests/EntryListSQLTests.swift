@@ -12,8 +12,8 @@ enum MarkedDialect: EntrySQLDialect {
     static func indexMatch(_ search: TermSearch, viewerID: Int64?) -> SQLFragment? {
         search.indexed.isEmpty ? nil : "match(\(search.indexed.joined(separator: " ")))"
     }
-    static func rankedPage(_ search: TermSearch, conditions: [SQLFragment], viewerID: Int64?, window: SQLFragment) -> SQLFragment {
-        "RANKED \(conditions.joined(separator: " AND ")) \(window)"
+    static func rankedPage(_ search: TermSearch, filters: [SQLFragment], viewerID: Int64?, window: SQLFragment) -> SQLFragment {
+        "RANKED \((filters + termConditions(search, viewerID: viewerID)).joined(separator: " AND ")) \(window)"
     }
 }
 
@@ -23,8 +23,8 @@ enum ProbingDialect: EntrySQLDialect {
     static let noRow = MarkedDialect.noRow
     static func termConditions(_ search: TermSearch, viewerID: Int64?) -> [SQLFragment] { MarkedDialect.termConditions(search, viewerID: viewerID) }
     static func indexMatch(_ search: TermSearch, viewerID: Int64?) -> SQLFragment? { MarkedDialect.indexMatch(search, viewerID: viewerID) }
-    static func rankedPage(_ search: TermSearch, conditions: [SQLFragment], viewerID: Int64?, window: SQLFragment) -> SQLFragment {
-        MarkedDialect.rankedPage(search, conditions: conditions, viewerID: viewerID, window: window)
+    static func rankedPage(_ search: TermSearch, filters: [SQLFragment], viewerID: Int64?, window: SQLFragment) -> SQLFragment {
+        MarkedDialect.rankedPage(search, filters: filters, viewerID: viewerID, window: window)
     }
     static func matchingRows(_ search: TermSearch, viewerID: Int64?) -> SQLFragment? { "rows(\(search.indexed.joined(separator: " ")))" }
     static func indexProbe(_ search: TermSearch, viewerID: Int64?) -> [SQLFragment]? { ["probe(\(search.indexed.joined(separator: " ")))"] }
