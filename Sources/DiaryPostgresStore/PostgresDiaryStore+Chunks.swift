@@ -12,10 +12,13 @@ extension PostgresDiaryStore {
 
     /// The largest share of entries a term's chunks may be in, by the planner's statistics,
     /// for the chunks to narrow it. The index hands over every entry holding them before the
-    /// first is checked (0.27 µs each: 26 ms for `coffee`, in 97 % of 100,000 entries), where
-    /// a walk newest first stops after the count's 1,001 matches, 23 µs each: at a million
-    /// entries the two cross near a quarter of them. `"and the"`, in 39 %, walks.
-    static let mostCommonShare = 0.2
+    /// first is checked, where a walk newest first stops after the count's 1,001 matches.
+    /// Measured at a million entries, old build against new, medians of 5 (docs/performance.md):
+    /// narrowed, words in 1.6 % to 6.7 % took 97–121 ms against 235–1,545 ms; words in 10 %
+    /// and 13 % took 216–232 ms against 126–131, and a second common word made it 632 against
+    /// 277 (the planner joined the chunk index to the other word's trigram index). A fifth,
+    /// the first guess, was too high; `"and the"`, in 39 %, walks.
+    static let mostCommonShare = 0.08
 
     /// `TermSearch.narrowings` for the terms of `query`, looked up in the snapshot of `session`'s
     /// transaction, which then runs its list. When a rare term's entries are gathered first,
