@@ -26,12 +26,12 @@ extension PostgresDiaryStore {
     /// which workers cost more to start than they save (`zanzibar` at a million entries: 28 ms
     /// each for the count and the page without them, 38 and 42 with them). Sent without a wait
     /// of its own, as the read's time limit is.
-    static func narrowings(for query: EntryQuery, _ session: SQLSession) throws -> [String: SQLFragment] {
+    static func narrowings(for query: EntryQuery, _ session: SQLSession) throws -> [String: TermNarrowing] {
         let narrowings = try chunkNarrowings(session, terms: query.filter.terms)
         if narrowings.values.contains(where: \.gathersFirst) {
             try session.send("SET LOCAL max_parallel_workers_per_gather = 0")
         }
-        return narrowings.mapValues(\.condition)
+        return narrowings.mapValues { TermNarrowing($0.condition, holdsTerm: $0.holdsTerm) }
     }
 
     /// What narrows each indexed term of `terms` that the chunks can narrow: the condition
@@ -71,7 +71,10 @@ extension PostgresDiaryStore {
         let share = try commonShare(of: chunks, in: "entries_chunks", session)
         guard share <= mostCommonShare else { return nil }
         let listed = chunks.map { chunk -> SQLFragment in "\(chunk)" }.joined(separator: ", ")
-        return narrowing(share: share) { entry in "entry_chunks(\(sql: entry).title, \(sql: entry).body) && ARRAY[\(listed)]::text[]" }
+        // Each chunk holds the term and is a piece of the entry's folded title or body.
+        return narrowing(share: share, holdsTerm: true) { entry in
+            "entry_chunks(\(sql: entry).title, \(sql: entry).body) && ARRAY[\(listed)]::text[]"
+        }
     }
 
     /// A term of several parts: the entries holding a pair of neighbouring chunks that the
@@ -92,7 +95,10 @@ extension PostgresDiaryStore {
         let share = try commonShare(of: distinct.map(String.init), in: "entries_chunk_pairs", session)
         guard share <= mostCommonShare else { return nil }
         let listed = distinct.map { bucket -> SQLFragment in "\(bucket)" }.joined(separator: ", ")
-        return narrowing(share: share) { entry in
+        // Not every entry holding the pair holds the phrase: the chunks may be parted by a tab,
+        // a line break or several spaces, a phrase of more parts is narrowed by its first two,
+        // and a bucket holds other pairs too.
+        return narrowing(share: share, holdsTerm: false) { entry in
             "entry_chunk_pairs(\(sql: entry).title, \(sql: entry).body) && ARRAY[\(listed)]::integer[]"
         }
     }
@@ -104,9 +110,11 @@ extension PostgresDiaryStore {
     /// entries), and the planner, guessing 0.5 %, walked 46,000 entries newest first to fill a
     /// page of `zanzibar` (0.1 %): 440 ms. Their entries are gathered first instead, then
     /// sorted: 28 ms.
-    private static func narrowing(share: Double, _ lookUp: (String) -> SQLFragment) -> ChunkNarrowing {
-        guard share == 0 else { return ChunkNarrowing(condition: lookUp("e"), gathersFirst: false) }
-        return ChunkNarrowing(condition: "e.entry_id = ANY (ARRAY(SELECT c.entry_id FROM entries c WHERE \(lookUp("c"))))", gathersFirst: true)
+    private static func narrowing(share: Double, holdsTerm: Bool, _ lookUp: (String) -> SQLFragment) -> ChunkNarrowing {
+        guard share == 0 else { return ChunkNarrowing(condition: lookUp("e"), gathersFirst: false, holdsTerm: holdsTerm) }
+        return ChunkNarrowing(
+            condition: "e.entry_id = ANY (ARRAY(SELECT c.entry_id FROM entries c WHERE \(lookUp("c"))))", gathersFirst: true, holdsTerm: holdsTerm
+        )
     }
 
     /// The share of entries holding one of `keys` in the GIN index `index`, by the most common
@@ -127,7 +135,13 @@ struct ChunkNarrowing {
     /// True when the condition gathers the entries the index finds before anything else reads
     /// them (a rare term's): a few hundred index probes.
     let gathersFirst: Bool
+    /// True when every entry the condition selects holds the term: a word's chunks each hold
+    /// it and are pieces of the entry's folded text (`entry_chunks` folds before it cuts),
+    /// where a phrase's pairs are hashed into buckets that other pairs share.
+    let holdsTerm: Bool
 
     /// No chunk holds the term: no entry does.
-    static let matchingNothing = ChunkNarrowing(condition: SQLFragment(stringLiteral: PostgresEntryDialect.noRow), gathersFirst: false)
+    static let matchingNothing = ChunkNarrowing(
+        condition: SQLFragment(stringLiteral: PostgresEntryDialect.noRow), gathersFirst: false, holdsTerm: true
+    )
 }

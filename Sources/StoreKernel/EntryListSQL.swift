@@ -47,6 +47,20 @@ extension EntrySQLDialect {
     }
 }
 
+/// A condition an engine looked up for one term before planning, which every entry holding
+/// the term meets.
+public struct TermNarrowing: Sendable {
+    public let condition: SQLFragment
+    /// Whether every entry the condition selects holds the term, so that its text need not be
+    /// checked: the index found words that hold the term, not pieces of it.
+    public let holdsTerm: Bool
+
+    public init(_ condition: SQLFragment, holdsTerm: Bool) {
+        self.condition = condition
+        self.holdsTerm = holdsTerm
+    }
+}
+
 /// The terms of a search, sorted by what the indexes can do with them.
 public struct TermSearch: Sendable {
     public let terms: [String]
@@ -62,13 +76,12 @@ public struct TermSearch: Sendable {
     public let shortTermsLead: Bool
     /// Conditions the engine looked up for some indexed terms before planning, each narrowing
     /// the entries that may hold its term to those an index of words finds (PostgreSQL's
-    /// chunks, schema v9); the term's own check still decides. A term without one is searched
-    /// by the engine's plain term condition.
-    public let narrowings: [String: SQLFragment]
+    /// chunks, schema v9). A term without one is searched by the engine's plain term condition.
+    public let narrowings: [String: TermNarrowing]
     let shortestIndexed: Int
 
     public init(
-        _ terms: [String], shortestIndexed: Int = 3, shortTermsLead: Bool = false, narrowings: [String: SQLFragment] = [:]
+        _ terms: [String], shortestIndexed: Int = 3, shortTermsLead: Bool = false, narrowings: [String: TermNarrowing] = [:]
     ) {
         self.terms = terms
         self.narrowings = narrowings
@@ -122,7 +135,7 @@ public struct EntryListSQL: Sendable {
     /// The statements of `query`; `shortTermsLead` and `narrowings` as the engine found them
     /// (`TermSearch`).
     public init<Dialect: EntrySQLDialect>(
-        _ query: EntryQuery, dialect: Dialect.Type, shortTermsLead: Bool = false, narrowings: [String: SQLFragment] = [:]
+        _ query: EntryQuery, dialect: Dialect.Type, shortTermsLead: Bool = false, narrowings: [String: TermNarrowing] = [:]
     ) {
         let search = TermSearch(
             query.filter.terms, shortestIndexed: Dialect.shortestIndexedTerm, shortTermsLead: shortTermsLead, narrowings: narrowings
@@ -264,7 +277,7 @@ public struct EntryListSQL: Sendable {
     /// The count of `query`'s entries (not its page or position) that sort at or above
     /// (`created`, `id`) newest first: the filter's count with the seek turned round.
     public static func countAtOrAbove<Dialect: EntrySQLDialect>(
-        _ query: EntryQuery, created: Date, id: Int64, dialect: Dialect.Type, narrowings: [String: SQLFragment] = [:]
+        _ query: EntryQuery, created: Date, id: Int64, dialect: Dialect.Type, narrowings: [String: TermNarrowing] = [:]
     ) -> SQLFragment {
         let search = TermSearch(query.filter.terms, shortestIndexed: Dialect.shortestIndexedTerm, narrowings: narrowings)
         var filtered = Self.filtered(Self.conditions(query, search, tags: .gathered, Dialect.self), search, viewerID: query.viewerID, Dialect.self)
