@@ -158,6 +158,11 @@ struct PostgresChunkSearchTests {
             defer { store.close() }
             // No statistics yet: every chunk counts as rare, and its entries are gathered first.
             #expect(try narrowing(store, "weather")?.gathersFirst == true && narrowing(store, "the weather")?.gathersFirst == true)
+            // A word's gathered chunks hold it; a phrase's pairs of chunks need not.
+            #expect(try narrowing(store, "weather")?.holdsTerm == true && narrowing(store, "the weather")?.holdsTerm == false)
+            for term in ["weather", "the weather"] {
+                #expect(try ids(store, term) == ids(store, term, narrowed: false), "\(term)")
+            }
             try PostgresDiaryStore.withAdminConnection(url, subject: "statistics", timeout: PostgresDiaryStore.maintenanceTimeout) { session in
                 try session.execute("ANALYZE entries")
             }
@@ -167,6 +172,8 @@ struct PostgresChunkSearchTests {
             #expect(try isNarrowed(store, "kyoto") && isNarrowed(store, "kyoto weather"))
             // Listed, in a twentieth of the entries: narrowed, the plan left to the planner.
             #expect(try narrowing(store, "autumn")?.gathersFirst == false && narrowing(store, "in autumn")?.gathersFirst == false)
+            // Left to the planner, a word is checked in the text, which a walk does first.
+            #expect(try narrowing(store, "autumn")?.holdsTerm == false)
             for term in ["weather", "the weather", "kyoto", "kyoto weather", "autumn", "in autumn", "apples"] {
                 #expect(try ids(store, term) == ids(store, term, narrowed: false), "\(term)")
             }
