@@ -13,11 +13,11 @@ extension PostgresDiaryStore {
     /// The largest share of entries a term's chunks may be in, by the planner's statistics,
     /// for the chunks to narrow it. The index hands over every entry holding them before the
     /// first is checked, where a walk newest first stops after the count's 1,001 matches.
-    /// Measured at a million entries, old build against new, medians of 5 (docs/performance.md):
-    /// narrowed, words in 1.6 % to 6.7 % took 97–121 ms against 235–1,545 ms; words in 10 %
-    /// and 13 % took 216–232 ms against 126–131, and a second common word made it 632 against
-    /// 277 (the planner joined the chunk index to the other word's trigram index). A fifth,
-    /// the first guess, was too high; `"and the"`, in 39 %, walks.
+    /// Measured at a million entries against the build before v9 (docs/performance.md, "the
+    /// ranked page, the share and the unchecked word"): narrowed, words in 1.6 % to 6.7 % of
+    /// entries were 2 to 15 times faster; words in 10 % and 13 % were 1.3 to 1.9 times slower,
+    /// and twice as slow with a second common word (the planner joined the chunk index to that
+    /// word's trigram index). A fifth, the first guess, was too high; `"and the"` (39 %) walks.
     static let mostCommonShare = 0.08
 
     /// `TermSearch.narrowings` for the terms of `query`, looked up in the snapshot of `session`'s
