@@ -64,7 +64,7 @@ extension PostgresDiaryStore {
     private static func chunksHolding(_ part: String, _ session: SQLSession) throws -> ChunkNarrowing? {
         let chunks = try session.query(
             "SELECT chunk FROM entry_vocabulary WHERE chunk LIKE lower($1) LIMIT \(mostChunksPerTerm + 1)",
-            ["%" + PostgresEntryDialect.likeEscaped(part) + "%"]
+            ["%" + LikePattern.escaped(part) + "%"]
         ).map { row in try row.decode(String.self) as String }
         guard chunks.count <= mostChunksPerTerm else { return nil }
         guard !chunks.isEmpty else { return .matchingNothing }
@@ -81,8 +81,8 @@ extension PostgresDiaryStore {
     /// first two parts span, a chunk ending with the first, then one starting with the second
     /// (or equal to it when more parts follow).
     private static func pairsSpanning(_ parts: [String], _ session: SQLSession) throws -> ChunkNarrowing? {
-        let first = "%" + PostgresEntryDialect.likeEscaped(parts[0])
-        let second = PostgresEntryDialect.likeEscaped(parts[1]) + (parts.count == 2 ? "%" : "")
+        let first = "%" + LikePattern.escaped(parts[0])
+        let second = LikePattern.escaped(parts[1]) + (parts.count == 2 ? "%" : "")
         let buckets = try session.query("""
             SELECT chunk_pair_bucket(a.chunk, b.chunk)
             FROM (SELECT chunk FROM entry_vocabulary WHERE chunk LIKE lower($1) LIMIT \(mostChunksPerTerm + 1)) a,

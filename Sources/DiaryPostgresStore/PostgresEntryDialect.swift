@@ -69,7 +69,7 @@ enum PostgresEntryDialect: EntrySQLDialect {
             }
             if search.isIndexed(term) {
                 // As the trigram indexes' expressions, whatever `folded`: the indexes find them.
-                let pattern = likePattern(term)
+                let pattern = LikePattern.containing(term)
                 return "(lower(e.title) LIKE lower(\(pattern)) OR lower(e.body) LIKE lower(\(pattern)))"
             }
             let scan = shortTermScan(term)
@@ -162,22 +162,6 @@ enum PostgresEntryDialect: EntrySQLDialect {
             JOIN entries e ON e.entry_id = m.entry_id \(sql: PostgresDiaryStore.entryJoins)
             ORDER BY \(sql: order)
             """
-    }
-
-    /// A term as a LIKE pattern that matches it literally anywhere: `\`, `%` and `_` escaped
-    /// (`\` is LIKE's escape).
-    static func likePattern(_ term: String) -> String {
-        "%" + likeEscaped(term) + "%"
-    }
-
-    /// `text` with LIKE's `\`, `%` and `_` escaped, to match itself literally.
-    static func likeEscaped(_ text: String) -> String {
-        var escaped = ""
-        for character in text {
-            if character == "\\" || character == "%" || character == "_" { escaped.append("\\") }
-            escaped.append(character)
-        }
-        return escaped
     }
 
     /// A–Z to a–z and nothing else, as SQLite's `lower()` and `lower()` under the "C" collation.

@@ -96,10 +96,13 @@ enum SQLiteEntryDialect: EntrySQLDialect {
         // tokenizer folds (it folds ASCII letters alike, and maps each other character by
         // itself), so the entry matches without the probe, which cost 300 µs an entry
         // for "coffee" at a million entries; one that does not is probed, for the
-        // letters only the tokenizer folds (É and é).
-        let holds: SQLFragment = "instr(lower(e.title), lower(\(term))) > 0 OR instr(lower(e.body), lower(\(term))) > 0"
+        // letters only the tokenizer folds (É and é). LIKE folds A-Z and nothing else, as
+        // `lower()` does, without copying the text: `instr(lower(…))` took three times as long
+        // as LIKE over 20,000 entries of a million (about 1 KB each; 146 against 40–50 ms).
+        let pattern = LikePattern.containing(term)
+        let holds: SQLFragment = "e.title LIKE \(pattern) ESCAPE '\\' OR e.body LIKE \(pattern) ESCAPE '\\'"
         guard let signs = signsFoldedInto(term) else { return "(\(holds) OR \(probe))" }
-        // An ASCII term is in a column as the tokenizer folds it only where `instr` finds it,
+        // An ASCII term is in a column as the tokenizer folds it only where LIKE finds it,
         // or where the column holds a sign the tokenizer folds into one of its letters: a probe
         // of an entry that does not hold the term cost 2.5 ms for "kashaquamo" at a million
         // entries, whose walk newest first probed 2,000 such entries for a page (5 s).

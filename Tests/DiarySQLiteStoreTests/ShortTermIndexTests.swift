@@ -1,5 +1,6 @@
 import DiaryAPI
 import DiaryStore
+import StoreKernel
 import StoreTestSupport
 @testable import DiarySQLiteStore
 import Foundation
@@ -171,6 +172,42 @@ import Testing
             // Without k or s, an ASCII term's walk probes no index.
             let walk = try store.queryPlan(for: EntryQuery(filter: EntryFilter(query: "river", order: .newest)), walking: true)
             #expect(!walk.contains { $0.contains("entries_fts") }, "\(walk)")
+        }
+    }
+
+    /// The check a walk makes of each entry (`trigramProbe`) finds exactly the entries the
+    /// trigram index finds, for terms of random texts of LIKE's special characters, both signs
+    /// the tokenizer folds into ASCII, accents and both cases: pieces of the texts, which
+    /// some entries hold, and strings of the same characters, which most do not.
+    @Test func theWalksCheckFindsWhatTheIndexFinds() throws {
+        try withStore { store, _ in
+            let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
+            let diary = try store.createDiary(ownerID: alice.id, title: "mixed")
+            let pieces = ["a", "K", "k", "\u{212A}", "s", "S", "\u{17F}", "%", "_", "\\", "é", "É", " "]
+            var dice = Dice(seed: 11)
+            func text(_ length: Int) -> String { (0..<length).map { _ in pieces[dice.next(pieces.count)] }.joined() }
+            let texts = (0..<300).map { _ in text(12) }
+            let start = Date(timeIntervalSince1970: 1_800_000_000)
+            try store.insertEntries(texts.enumerated().map { index, body in
+                SeedEntry(diaryID: diary.id, title: "-", body: body, created: start + Double(index))
+            })
+            let inTexts = texts.prefix(150).map { text -> String in
+                let scalars = Array(text.unicodeScalars)
+                let length = 3 + dice.next(3), from = dice.next(scalars.count - length + 1)
+                return String(String.UnicodeScalarView(scalars[from..<from + length]))
+            }
+            var found = 0
+            for term in inTexts + (0..<150).map({ _ in text(3 + dice.next(2)) }) where term.count >= 3 {
+                let byIndex: SQLFragment = "SELECT rowid FROM entries_fts WHERE entries_fts MATCH \(SQLiteEntryDialect.ftsString(term)) ORDER BY 1"
+                let byCheck: SQLFragment = "SELECT e.entry_id FROM entries e WHERE \(SQLiteEntryDialect.trigramProbe(term, viewerID: nil)) ORDER BY 1"
+                let (indexed, checked) = try store.read(.operation("compare")) { db in
+                    let ids = { (query: SQLFragment) in try Int64.fetchAll(db, sql: query.sqlite.sql, arguments: query.sqlite.arguments) }
+                    return try (ids(byIndex), ids(byCheck))
+                }
+                #expect(checked == indexed, "\(term.unicodeScalars.map { String($0.value, radix: 16) })")
+                if !indexed.isEmpty { found += 1 }
+            }
+            #expect(found > 100, "the pieces are found")
         }
     }
 
