@@ -31,7 +31,7 @@ extension PostgresDiaryStore {
         if narrowings.values.contains(where: \.gathersFirst) {
             try session.send("SET LOCAL max_parallel_workers_per_gather = 0")
         }
-        return narrowings.mapValues { TermNarrowing($0.condition, holdsTerm: $0.holdsTerm) }
+        return narrowings.mapValues(\.narrowing)
     }
 
     /// What narrows each indexed term of `terms` that the chunks can narrow: the condition
@@ -72,7 +72,7 @@ extension PostgresDiaryStore {
         guard share <= mostCommonShare else { return nil }
         let listed = chunks.map { chunk -> SQLFragment in "\(chunk)" }.joined(separator: ", ")
         // Each chunk holds the term and is a piece of the entry's folded title or body.
-        return narrowing(share: share, holdsTerm: true) { entry in
+        return narrowing(share: share, chunksHoldTerm: true) { entry in
             "entry_chunks(\(sql: entry).title, \(sql: entry).body) && ARRAY[\(listed)]::text[]"
         }
     }
@@ -98,7 +98,7 @@ extension PostgresDiaryStore {
         // Not every entry holding the pair holds the phrase: the chunks may be parted by a tab,
         // a line break or several spaces, a phrase of more parts is narrowed by its first two,
         // and a bucket holds other pairs too.
-        return narrowing(share: share, holdsTerm: false) { entry in
+        return narrowing(share: share, chunksHoldTerm: false) { entry in
             "entry_chunk_pairs(\(sql: entry).title, \(sql: entry).body) && ARRAY[\(listed)]::integer[]"
         }
     }
@@ -111,15 +111,15 @@ extension PostgresDiaryStore {
     /// page of `zanzibar` (0.1 %): 440 ms. Their entries are gathered first instead, then
     /// sorted: 28 ms.
     ///
-    /// Left to the planner, the term's check stays even when the chunks hold the term: in a
+    /// Left to the planner, the term's check stays even when the chunks hold the term
+    /// (`chunksHoldTerm` counts only for entries gathered first): in a
     /// walk newest first it runs before the chunk function, which it spares for the entries
     /// without the term. Without it, page 5 of `kashaquamo` (in 1.1 % of a million entries)
     /// took 440 ms against 140.
-    private static func narrowing(share: Double, holdsTerm: Bool, _ lookUp: (String) -> SQLFragment) -> ChunkNarrowing {
-        guard share == 0 else { return ChunkNarrowing(condition: lookUp("e"), gathersFirst: false, holdsTerm: false) }
-        return ChunkNarrowing(
-            condition: "e.entry_id = ANY (ARRAY(SELECT c.entry_id FROM entries c WHERE \(lookUp("c"))))", gathersFirst: true, holdsTerm: holdsTerm
-        )
+    private static func narrowing(share: Double, chunksHoldTerm: Bool, _ lookUp: (String) -> SQLFragment) -> ChunkNarrowing {
+        guard share == 0 else { return ChunkNarrowing(narrowing: TermNarrowing(lookUp("e"), holdsTerm: false), gathersFirst: false) }
+        let gathered: SQLFragment = "e.entry_id = ANY (ARRAY(SELECT c.entry_id FROM entries c WHERE \(lookUp("c"))))"
+        return ChunkNarrowing(narrowing: TermNarrowing(gathered, holdsTerm: chunksHoldTerm), gathersFirst: true)
     }
 
     /// The share of entries holding one of `keys` in the GIN index `index`, by the most common
@@ -134,19 +134,22 @@ extension PostgresDiaryStore {
     }
 }
 
-/// What narrows one term: a condition on entries `e` for `TermSearch.narrowings`.
+/// What narrows one term, with how the chunks find its entries.
 struct ChunkNarrowing {
-    let condition: SQLFragment
+    /// The condition on entries `e` for `TermSearch.narrowings`, and whether every entry it
+    /// selects holds the term, so that its check can go: a word's chunks each hold it and are
+    /// pieces of the entry's folded text (`entry_chunks` folds before it cuts), where a
+    /// phrase's pairs are not. Only for entries gathered first.
+    let narrowing: TermNarrowing
     /// True when the condition gathers the entries the index finds before anything else reads
     /// them (a rare term's): a few hundred index probes.
     let gathersFirst: Bool
-    /// True when every entry the condition selects holds the term, so that its check can go: a
-    /// word's chunks each hold it and are pieces of the entry's folded text (`entry_chunks`
-    /// folds before it cuts), where a phrase's pairs are not. Only for entries gathered first.
-    let holdsTerm: Bool
+
+    var condition: SQLFragment { narrowing.condition }
+    var holdsTerm: Bool { narrowing.holdsTerm }
 
     /// No chunk holds the term: no entry does.
     static let matchingNothing = ChunkNarrowing(
-        condition: SQLFragment(stringLiteral: PostgresEntryDialect.noRow), gathersFirst: false, holdsTerm: true
+        narrowing: TermNarrowing(SQLFragment(stringLiteral: PostgresEntryDialect.noRow), holdsTerm: true), gathersFirst: false
     )
 }
