@@ -6,13 +6,15 @@ public enum LikePattern {
         "%" + escaped(term) + "%"
     }
 
-    /// `text` with LIKE's `\`, `%` and `_` escaped, to match itself literally.
+    /// `text` with LIKE's `\`, `%` and `_` escaped, to match itself literally. By code point, as
+    /// LIKE reads a pattern: a backslash with a combining accent after it is one `Character`,
+    /// which is not "\\".
     public static func escaped(_ text: String) -> String {
-        var escaped = ""
-        for character in text {
-            if character == "\\" || character == "%" || character == "_" { escaped.append("\\") }
-            escaped.append(character)
+        var escaped = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if scalar == "\\" || scalar == "%" || scalar == "_" { escaped.append("\\") }
+            escaped.append(scalar)
         }
-        return escaped
+        return String(escaped)
     }
 }

@@ -177,13 +177,13 @@ import Testing
 
     /// The check a walk makes of each entry (`trigramProbe`) finds exactly the entries the
     /// trigram index finds, for terms of random texts of LIKE's special characters, both signs
-    /// the tokenizer folds into ASCII, accents and both cases: pieces of the texts, which
-    /// some entries hold, and strings of the same characters, which most do not.
+    /// the tokenizer folds into ASCII, accents (a combining one too) and both cases: pieces of
+    /// the texts, which some entries hold, and strings of the same characters, which most do not.
     @Test func theWalksCheckFindsWhatTheIndexFinds() throws {
         try withStore { store, _ in
             let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
             let diary = try store.createDiary(ownerID: alice.id, title: "mixed")
-            let pieces = ["a", "K", "k", "\u{212A}", "s", "S", "\u{17F}", "%", "_", "\\", "é", "É", " "]
+            let pieces = ["a", "K", "k", "\u{212A}", "s", "S", "\u{17F}", "%", "_", "\\", "\u{301}", "é", "É", " "]
             var dice = Dice(seed: 11)
             func text(_ length: Int) -> String { (0..<length).map { _ in pieces[dice.next(pieces.count)] }.joined() }
             let texts = (0..<300).map { _ in text(12) }
