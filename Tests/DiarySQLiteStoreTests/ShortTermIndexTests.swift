@@ -130,7 +130,7 @@ import Testing
 
     /// The trigram tokenizer of the SQLite this store links folds exactly two characters
     /// outside ASCII into ASCII, which `SQLiteEntryDialect.signsFoldedInto` names: a walk checks
-    /// an ASCII term by `instr` alone in entries without them. Every code point is indexed
+    /// an ASCII term by LIKE alone in entries without them. Every code point is indexed
     /// between two ASCII letters, and the trigrams whose middle character is ASCII listed.
     @Test func theTokenizerFoldsTwoSignsIntoASCIIAndNothingElse() throws {
         let db = try DatabaseQueue()
