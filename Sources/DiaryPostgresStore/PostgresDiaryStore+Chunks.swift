@@ -64,7 +64,7 @@ extension PostgresDiaryStore {
     private static func chunksHolding(_ part: String, _ session: SQLSession) throws -> ChunkNarrowing? {
         let chunks = try session.query(
             "SELECT chunk FROM entry_vocabulary WHERE chunk LIKE lower($1) LIMIT \(mostChunksPerTerm + 1)",
-            ["%" + LikePattern.escaped(part) + "%"]
+            [LikePattern.containing(part)]
         ).map { row in try row.decode(String.self) as String }
         guard chunks.count <= mostChunksPerTerm else { return nil }
         guard !chunks.isEmpty else { return .matchingNothing }
@@ -144,9 +144,6 @@ struct ChunkNarrowing {
     /// True when the condition gathers the entries the index finds before anything else reads
     /// them (a rare term's): a few hundred index probes.
     let gathersFirst: Bool
-
-    var condition: SQLFragment { narrowing.condition }
-    var holdsTerm: Bool { narrowing.holdsTerm }
 
     /// No chunk holds the term: no entry does.
     static let matchingNothing = ChunkNarrowing(

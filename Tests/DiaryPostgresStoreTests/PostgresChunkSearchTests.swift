@@ -178,7 +178,7 @@ struct PostgresChunkSearchTests {
             // No statistics yet: every chunk counts as rare, and its entries are gathered first.
             #expect(try narrowing(store, "weather")?.gathersFirst == true && narrowing(store, "the weather")?.gathersFirst == true)
             // A word's gathered chunks hold it; a phrase's pairs of chunks need not.
-            #expect(try narrowing(store, "weather")?.holdsTerm == true && narrowing(store, "the weather")?.holdsTerm == false)
+            #expect(try narrowing(store, "weather")?.narrowing.holdsTerm == true && narrowing(store, "the weather")?.narrowing.holdsTerm == false)
             for term in ["weather", "the weather"] {
                 #expect(try ids(store, term) == ids(store, term, narrowed: false), "\(term)")
             }
@@ -192,7 +192,7 @@ struct PostgresChunkSearchTests {
             // Listed, in a twentieth of the entries: narrowed, the plan left to the planner.
             #expect(try narrowing(store, "autumn")?.gathersFirst == false && narrowing(store, "in autumn")?.gathersFirst == false)
             // Left to the planner, a word is checked in the text, which a walk does first.
-            #expect(try narrowing(store, "autumn")?.holdsTerm == false)
+            #expect(try narrowing(store, "autumn")?.narrowing.holdsTerm == false)
             for term in ["weather", "the weather", "kyoto", "kyoto weather", "autumn", "in autumn", "apples"] {
                 #expect(try ids(store, term) == ids(store, term, narrowed: false), "\(term)")
             }
