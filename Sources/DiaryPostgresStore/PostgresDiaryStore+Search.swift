@@ -18,8 +18,10 @@ extension PostgresDiaryStore {
             let narrowings = narrowedByChunks ? try Self.narrowings(for: query, session) : [:]
             let sql = EntryListSQL(query, dialect: PostgresEntryDialect.self, narrowings: narrowings)
             // The count and the page come from the same snapshot: they agree.
-            let total = sql.total(counted: try Self.count(session, query, sql))
-            let reading = sql.reading(totalIsEstimate: total.isEstimate)
+            let matched = try Self.matches(session, query, sql)
+            let total = sql.total(counted: matched.count)
+            let reading = matched.ids.map { sql.reading(matches: $0, dialect: PostgresEntryDialect.self) }
+                ?? sql.reading(totalIsEstimate: total.isEstimate)
             let rows = try session.query(reading.page.postgres).map(Self.entry(from:))
             return EntryResults(
                 rows: rows, for: query, limit: sql.limit, offset: reading.offset, ranked: reading.ranked, total: total.total,
@@ -37,9 +39,10 @@ extension PostgresDiaryStore {
         }
     }
 
-    /// The number of entries the filter finds, whatever the page: the diaries' counters (as
-    /// the viewer sees them) when nothing but the diary narrows the list.
-    private static func count(_ session: SQLSession, _ query: EntryQuery, _ sql: EntryListSQL) throws -> Int {
+    /// The entries the filter finds, whatever the page: the ids of up to the count's bound and
+    /// one (`EntryListSQL.matches`), or only their number, the diaries' counters as the viewer
+    /// sees them, when nothing but the diary narrows the list.
+    private static func matches(_ session: SQLSession, _ query: EntryQuery, _ sql: EntryListSQL) throws -> (count: Int, ids: [Int64]?) {
         let seen = EntryAccess.seen("entry_count", else: "public_count", viewer: "$1")
         var diaryTotal: Int?
         if let diaryID = query.diaryID {
@@ -49,10 +52,11 @@ extension PostgresDiaryStore {
             diaryTotal = total
         }
         if sql.countedByDiaries {
-            if let diaryTotal { return diaryTotal }
-            return try session.one((Int).self, "SELECT coalesce(sum(\(seen)), 0)::bigint FROM diary_totals", [query.viewerID]) ?? 0
+            if let diaryTotal { return (diaryTotal, nil) }
+            return (try session.one((Int).self, "SELECT coalesce(sum(\(seen)), 0)::bigint FROM diary_totals", [query.viewerID]) ?? 0, nil)
         }
-        return try session.one((Int).self, sql.count.postgres) ?? 0
+        let ids = try session.query(sql.matches.postgres).map { row in try row.decode(Int64.self) }
+        return (ids.count, ids)
     }
 }
 

@@ -111,6 +111,12 @@ enum PostgresEntryDialect: EntrySQLDialect {
         nil  // The terms' conditions use the trigram indexes themselves.
     }
 
+    /// The ids as one array literal, cast: one parameter whatever their number.
+    static func isOneOf(_ ids: [Int64]) -> SQLFragment {
+        let array = "{" + ids.map(String.init).joined(separator: ",") + "}"
+        return "e.entry_id = ANY(\(array)::bigint[])"
+    }
+
     /// Nothing to add: each term's condition (`termConditions`) is already a check of one
     /// entry's text, which a walk newest first applies as it goes. Past the count's bound the
     /// page is that walk, as on SQLite, instead of ranking the newest `rankedWindow` matches:

@@ -11,8 +11,10 @@ extension SQLiteDiaryStore {
         try read(query.subject) { db in
             let sql = EntryListSQL(query, dialect: SQLiteEntryDialect.self, shortTermsLead: try Self.shortTermsLead(db, query))
             // The count and the page come from the same read transaction: they agree.
-            let total = sql.total(counted: try Self.count(db, query, sql))
-            let reading = sql.reading(totalIsEstimate: total.isEstimate)
+            let matched = try Self.matches(db, query, sql)
+            let total = sql.total(counted: matched.count)
+            let reading = matched.ids.map { sql.reading(matches: $0, dialect: SQLiteEntryDialect.self) }
+                ?? sql.reading(totalIsEstimate: total.isEstimate)
             let page = reading.page.sqlite
             // Decoded while SQLite steps through the rows: fetchAll would copy every value first.
             let cursor = try Row.fetchCursor(db.cachedStatement(sql: page.sql), arguments: page.arguments)
@@ -40,9 +42,10 @@ extension SQLiteDiaryStore {
         return try Int.fetchOne(db.cachedStatement(sql: statement.sql), arguments: statement.arguments) ?? 0 <= bound
     }
 
-    /// The number of entries the filter finds, whatever the page: the diaries' counters (as
-    /// the viewer sees them) when nothing but the diary narrows the list.
-    private static func count(_ db: Database, _ query: EntryQuery, _ sql: EntryListSQL) throws -> Int {
+    /// The entries the filter finds, whatever the page: the ids of up to the count's bound and
+    /// one (`EntryListSQL.matches`), or only their number, the diaries' counters as the viewer
+    /// sees them, when nothing but the diary narrows the list.
+    private static func matches(_ db: Database, _ query: EntryQuery, _ sql: EntryListSQL) throws -> (count: Int, ids: [Int64]?) {
         let seen = EntryAccess.seen("entry_count", else: "public_count", viewer: "?")
         var diaryTotal: Int?
         if let diaryID = query.diaryID {
@@ -53,11 +56,13 @@ extension SQLiteDiaryStore {
             diaryTotal = total
         }
         if sql.countedByDiaries {
-            if let diaryTotal { return diaryTotal }
-            return try Int.fetchOne(db.cachedStatement(sql: "SELECT coalesce(sum(\(seen)), 0) FROM diaries"), arguments: [query.viewerID]) ?? 0
+            if let diaryTotal { return (diaryTotal, nil) }
+            let total = try Int.fetchOne(db.cachedStatement(sql: "SELECT coalesce(sum(\(seen)), 0) FROM diaries"), arguments: [query.viewerID])
+            return (total ?? 0, nil)
         }
-        let count = sql.count.sqlite
-        return try Int.fetchOne(db.cachedStatement(sql: count.sql), arguments: count.arguments) ?? 0
+        let matches = sql.matches.sqlite
+        let ids = try Int64.fetchAll(db.cachedStatement(sql: matches.sql), arguments: matches.arguments)
+        return (ids.count, ids)
     }
 
     public func countEntries(_ query: EntryQuery, atOrAbove created: Date, id: Int64) throws(StoreError) -> Int {
@@ -68,11 +73,11 @@ extension SQLiteDiaryStore {
     }
 
     /// `EXPLAIN QUERY PLAN` of the page query for `query` (as many matches make it when
-    /// `walking`) or of its count, for tests.
+    /// `walking`) or of its count (`EntryListSQL.matches`), for tests.
     func queryPlan(for query: EntryQuery, walking: Bool = false, count: Bool = false) throws(StoreError) -> [String] {
         try read(.operation("query plan")) { db in
             let sql = EntryListSQL(query, dialect: SQLiteEntryDialect.self, shortTermsLead: try Self.shortTermsLead(db, query))
-            let page = (count ? sql.count : sql.reading(totalIsEstimate: walking).page).sqlite
+            let page = (count ? sql.matches : sql.reading(totalIsEstimate: walking).page).sqlite
             return try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN \(page.sql)", arguments: page.arguments)
                 .map { row in try row.decode(String.self, atIndex: 3) }
         }

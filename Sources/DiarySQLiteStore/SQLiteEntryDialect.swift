@@ -68,6 +68,12 @@ enum SQLiteEntryDialect: EntrySQLDialect {
             """
     }
 
+    /// The ids as one JSON array: one statement whatever their number, which GRDB's cache keeps.
+    static func isOneOf(_ ids: [Int64]) -> SQLFragment {
+        let array = "[" + ids.map(String.init).joined(separator: ",") + "]"
+        return "e.entry_id IN (SELECT value FROM json_each(\(array)))"
+    }
+
     static func matchingRows(_ search: TermSearch, viewerID: Int64?) -> SQLFragment? {
         guard !gramsLead(search), let match = ftsQuery(search) else {
             return gramQuery(search).map { "(SELECT rowid FROM entries_grams WHERE entries_grams MATCH \($0))" }

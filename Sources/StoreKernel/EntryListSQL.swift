@@ -36,6 +36,9 @@ public protocol EntrySQLDialect {
     /// The page of the entries `e` that `conditions` select, in `EntryListSQL.newestFirstOrder`,
     /// `window` (`LIMIT … OFFSET …`) applied: `entryColumns` filtered, by default.
     static func newestFirstPage(_ conditions: SQLFragment, window: SQLFragment) -> SQLFragment
+    /// Whether entry `e` is one of `ids` (at most the count's bound and one), as one value, so
+    /// that the statement's text is the same whatever their number.
+    static func isOneOf(_ ids: [Int64]) -> SQLFragment
 }
 
 extension EntrySQLDialect {
@@ -112,11 +115,12 @@ public struct EntryListSQL: Sendable {
     public let limit: Int
     public let offset: Int
     /// True when nothing but the diary narrows the list: the diaries' counters, as the viewer
-    /// sees them, are the total, and `count` need not run.
+    /// sees them, are the total, and `matches` need not run.
     public let countedByDiaries: Bool
-    /// The count, of a filter up to `countBound + 1` rows: past the bound, the total is an
-    /// estimate (`total(counted:)`).
-    public let count: SQLFragment
+    /// The ids of the entries a filter finds, up to `countBound + 1` of them, in no order: their
+    /// number is the count (past the bound, an estimate: `total(counted:)`), and under the bound
+    /// a newest-first page is read from them (`reading(matches:dialect:)`).
+    public let matches: SQLFragment
     /// The most a filter's count counts (`EntryPage.countedMatches`); nil for a list the
     /// diaries' counters count (`countedByDiaries`).
     public let countBound: Int?
@@ -131,6 +135,10 @@ public struct EntryListSQL: Sendable {
     /// Where `walkingPage` starts: at the top after a seek, after the results of a position
     /// that a ranked page handed out, else at the requested page.
     public let walkOffset: Int
+    /// The seek of a page after a given entry, and the page's window: what a page of the
+    /// matches' ids applies to them.
+    let seek: [SQLFragment]
+    let window: SQLFragment
 
     /// The statements of `query`; `shortTermsLead` and `narrowings` as the engine found them
     /// (`TermSearch`).
@@ -152,7 +160,7 @@ public struct EntryListSQL: Sendable {
         // a million entries costs what the bound's entries cost.
         let bound = countedByDiaries ? nil : EntryPage.countedMatches
         countBound = bound
-        count = Self.count(query, search, filtered: filtered, probed: probed, bound: bound, Dialect.self)
+        matches = Self.matches(query, search, filtered: filtered, probed: probed, bound: bound, Dialect.self)
         var seek: [SQLFragment] = []
         if case .after(let created, let id) = query.position {
             // A seek on the index (created DESC, entry_id DESC): page 5,000 costs what page 1 costs.
@@ -171,6 +179,8 @@ public struct EntryListSQL: Sendable {
         }
         // One row past the page says that a next page exists.
         let window: SQLFragment = "LIMIT \(limit + 1) OFFSET \(offset)"
+        self.seek = seek
+        self.window = window
         if ranked {
             let filters = Self.conditions(query, search, tags: .gathered, withTerms: false, Dialect.self)
             page = Dialect.rankedPage(search, filters: filters, viewerID: query.viewerID, window: window)
@@ -186,19 +196,19 @@ public struct EntryListSQL: Sendable {
         Dialect.newestFirstPage(filtered.joined(separator: " AND "), window: window)
     }
 
-    /// The count of a list, exact without a bound; else of at most `bound + 1` entries,
+    /// The ids of a list's entries, all of them without a bound; else at most `bound + 1`,
     /// walking an index of the matches: the engine's of the terms (each tag then probed by
     /// entry), else the first tag's, so that a word or a tag in most entries costs `bound`
     /// rows, not all of them.
-    static func count<Dialect: EntrySQLDialect>(
+    static func matches<Dialect: EntrySQLDialect>(
         _ query: EntryQuery, _ search: TermSearch, filtered: [SQLFragment], probed: [SQLFragment], bound: Int?, _: Dialect.Type
     ) -> SQLFragment {
-        guard let bound else { return "SELECT count(*) FROM entries e WHERE \(filtered.joined(separator: " AND "))" }
+        guard let bound else { return "SELECT e.entry_id FROM entries e WHERE \(filtered.joined(separator: " AND "))" }
         let window: SQLFragment = "LIMIT \(bound + 1)"
         if !search.matchesNothing, !search.terms.isEmpty, let rows = Dialect.matchingRows(search, viewerID: query.viewerID) {
             return """
-                SELECT count(*) FROM (SELECT 1 FROM \(rows) m JOIN entries e ON e.entry_id = m.rowid \
-                WHERE \(probed.joined(separator: " AND ")) \(window)) counted
+                SELECT e.entry_id FROM \(rows) m JOIN entries e ON e.entry_id = m.rowid \
+                WHERE \(probed.joined(separator: " AND ")) \(window)
                 """
         }
         if let tag = query.filter.tags.first {
@@ -207,11 +217,11 @@ public struct EntryListSQL: Sendable {
             var probed = conditions(query, search, tags: .probed, leavingOutTag: tag, Dialect.self)
             if let match = Dialect.indexMatch(search, viewerID: query.viewerID) { probed.append(match) }
             return """
-                SELECT count(*) FROM (SELECT 1 FROM entry_tags m JOIN entries e ON e.entry_id = m.entry_id \
-                WHERE m.tag = \(tag) AND \(probed.joined(separator: " AND ")) \(window)) counted
+                SELECT e.entry_id FROM entry_tags m JOIN entries e ON e.entry_id = m.entry_id \
+                WHERE m.tag = \(tag) AND \(probed.joined(separator: " AND ")) \(window)
                 """
         }
-        return "SELECT count(*) FROM (SELECT 1 FROM entries e WHERE \(filtered.joined(separator: " AND ")) \(window)) counted"
+        return "SELECT e.entry_id FROM entries e WHERE \(filtered.joined(separator: " AND ")) \(window)"
     }
 
     /// The page to read once the count is known, with how its positions go on: when the count
@@ -224,8 +234,27 @@ public struct EntryListSQL: Sendable {
         return (walkingPage, false, walkOffset)
     }
 
-    /// The total a store answers for `counted`, what `count` found: past `countBound`, the
-    /// bound, as an estimate.
+    /// The page to read once `matches` found `ids`: as `reading(totalIsEstimate:)`, but a
+    /// newest-first page under the bound comes from `ids`, the very entries it would search
+    /// again, in the same transaction. A rare word whose trigrams are all common (`zanzibar`
+    /// in the seeded text) reads every trigram's list whole each time it is searched: about
+    /// 150 ms at a million entries, which the page paid a second time.
+    public func reading<Dialect: EntrySQLDialect>(
+        matches ids: [Int64], dialect: Dialect.Type
+    ) -> (page: SQLFragment, ranked: Bool, offset: Int) {
+        let total = total(counted: ids.count)
+        guard !total.isEstimate, !ranked, countBound != nil else { return reading(totalIsEstimate: total.isEstimate) }
+        // The page's ids first: each match looked up by id and sorted (at most the bound's);
+        // then the page's rows alone are read with their author and tags.
+        let pageIDs: SQLFragment = """
+            e.entry_id IN (SELECT e.entry_id FROM entries e WHERE \(([Dialect.isOneOf(ids)] + seek).joined(separator: " AND ")) \
+            ORDER BY \(sql: Self.newestFirstOrder) \(window))
+            """
+        return (Self.newestFirst([pageIDs], window: "", Dialect.self), false, offset)
+    }
+
+    /// The total a store answers for `counted`, the number of ids `matches` found: past
+    /// `countBound`, the bound, as an estimate.
     public func total(counted: Int) -> (total: Int, isEstimate: Bool) {
         guard let countBound, counted > countBound else { return (counted, false) }
         return (countBound, true)

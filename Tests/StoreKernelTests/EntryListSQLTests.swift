@@ -15,6 +15,7 @@ enum MarkedDialect: EntrySQLDialect {
     static func rankedPage(_ search: TermSearch, filters: [SQLFragment], viewerID: Int64?, window: SQLFragment) -> SQLFragment {
         "RANKED \((filters + termConditions(search, viewerID: viewerID)).joined(separator: " AND ")) \(window)"
     }
+    static func isOneOf(_ ids: [Int64]) -> SQLFragment { "e.entry_id IN ids(\(ids.map(String.init).joined(separator: ",")))" }
 }
 
 /// `MarkedDialect` with an index of matches to count through and a probe of one entry.
@@ -28,6 +29,7 @@ enum ProbingDialect: EntrySQLDialect {
     }
     static func matchingRows(_ search: TermSearch, viewerID: Int64?) -> SQLFragment? { "rows(\(search.indexed.joined(separator: " ")))" }
     static func indexProbe(_ search: TermSearch, viewerID: Int64?) -> [SQLFragment]? { ["probe(\(search.indexed.joined(separator: " ")))"] }
+    static func isOneOf(_ ids: [Int64]) -> SQLFragment { MarkedDialect.isOneOf(ids) }
 }
 
 @Suite struct EntryListSQLTests {
@@ -62,18 +64,17 @@ enum ProbingDialect: EntrySQLDialect {
         let sql = EntryListSQL(query, dialect: MarkedDialect.self)
         #expect(sql.ranked && sql.offset == 20)
         #expect(rendered(sql.page).sql == "RANKED e.visibility = 'public' AND term($1) AND term($2) LIMIT $3 OFFSET $4")
-        #expect(rendered(sql.count).sql == """
-            SELECT count(*) FROM (SELECT 1 FROM entries e WHERE e.visibility = 'public' AND term($1) AND term($2) AND match($3) \
-            LIMIT $4) counted
+        #expect(rendered(sql.matches).sql == """
+            SELECT e.entry_id FROM entries e WHERE e.visibility = 'public' AND term($1) AND term($2) AND match($3) LIMIT $4
             """)
-        #expect(rendered(sql.count).values == [.text("kyoto"), .text("ab"), .text("kyoto"), .integer(Int64(EntryPage.countedMatches + 1))])
+        #expect(rendered(sql.matches).values == [.text("kyoto"), .text("ab"), .text("kyoto"), .integer(Int64(EntryPage.countedMatches + 1))])
         #expect(sql.walkingPage == nil, "no probe in this dialect")
     }
 
     @Test func aTermWithANulMatchesNothing() {
         let sql = EntryListSQL(EntryQuery(filter: EntryFilter(query: "a\u{0}b kyoto")), dialect: MarkedDialect.self)
-        #expect(rendered(sql.count).sql == """
-            SELECT count(*) FROM (SELECT 1 FROM entries e WHERE e.visibility = 'public' AND NEVER AND match($1) LIMIT $2) counted
+        #expect(rendered(sql.matches).sql == """
+            SELECT e.entry_id FROM entries e WHERE e.visibility = 'public' AND NEVER AND match($1) LIMIT $2
             """)
     }
 
@@ -83,9 +84,9 @@ enum ProbingDialect: EntrySQLDialect {
         let query = EntryQuery(filter: EntryFilter(query: "kyoto", order: .newest))
         let sql = EntryListSQL(query, dialect: ProbingDialect.self)
         #expect(sql.countBound == EntryPage.countedMatches && !sql.ranked)
-        #expect(rendered(sql.count).sql == """
-            SELECT count(*) FROM (SELECT 1 FROM rows($1) m JOIN entries e ON e.entry_id = m.rowid \
-            WHERE e.visibility = 'public' AND term($2) LIMIT $3) counted
+        #expect(rendered(sql.matches).sql == """
+            SELECT e.entry_id FROM rows($1) m JOIN entries e ON e.entry_id = m.rowid \
+            WHERE e.visibility = 'public' AND term($2) LIMIT $3
             """)
         let walk = rendered(sql.reading(totalIsEstimate: true).page).sql
         #expect(walk == """
@@ -105,21 +106,42 @@ enum ProbingDialect: EntrySQLDialect {
         #expect(list.total(counted: 50_000) == (50_000, false))
     }
 
+    /// Under the bound, a newest-first page is read from the ids the count found, seek and
+    /// window applied to them, instead of searching the index again; a ranked page is not, and
+    /// past the bound the page walks as before.
+    @Test func aNewestFirstPageUnderTheBoundReadsTheIDsTheCountFound() {
+        let last = Date(timeIntervalSince1970: 1_700_000_000)
+        let query = EntryQuery(filter: EntryFilter(query: "kyoto", order: .newest), position: .after(created: last, id: 40))
+        let sql = EntryListSQL(query, dialect: ProbingDialect.self)
+        let page = rendered(sql.reading(matches: [7, 40, 3], dialect: ProbingDialect.self).page)
+        #expect(page.sql == """
+            SELECT cols FROM entries e WHERE e.entry_id IN (SELECT e.entry_id FROM entries e WHERE e.entry_id IN ids($1) \
+            AND (e.created, e.entry_id) < ($2, $3) ORDER BY e.created DESC, e.entry_id DESC LIMIT $4 OFFSET $5) \
+            ORDER BY e.created DESC, e.entry_id DESC\u{20}
+            """)
+        #expect(page.values == [.text("7,40,3"), .date(last), .integer(40), .integer(21), .integer(0)])
+        let many = [Int64](repeating: 1, count: EntryPage.countedMatches + 1)
+        #expect(rendered(sql.reading(matches: many, dialect: ProbingDialect.self).page).sql.contains("probe($2)"))
+        let ranked = EntryListSQL(EntryQuery(filter: EntryFilter(query: "kyoto")), dialect: ProbingDialect.self)
+        let reading = ranked.reading(matches: [7, 40, 3], dialect: ProbingDialect.self)
+        #expect(reading.ranked && rendered(reading.page).sql.hasPrefix("RANKED"))
+    }
+
     /// A tag has no kept count: it counts up to the bound from the tag's index, gathers its
     /// entries for a page when they are few, and walks newest first, probing each entry's
     /// tags, when they are many.
     @Test func aTagCountsUpToItsBoundAndWalksWhenTaggedEntriesAreMany() {
         let sql = EntryListSQL(EntryQuery(filter: EntryFilter(tags: ["daily"])), dialect: ProbingDialect.self)
         #expect(!sql.countedByDiaries && sql.countBound == EntryPage.countedMatches)
-        #expect(rendered(sql.count).sql == """
-            SELECT count(*) FROM (SELECT 1 FROM entry_tags m JOIN entries e ON e.entry_id = m.entry_id \
-            WHERE m.tag = $1 AND e.visibility = 'public' LIMIT $2) counted
+        #expect(rendered(sql.matches).sql == """
+            SELECT e.entry_id FROM entry_tags m JOIN entries e ON e.entry_id = m.entry_id \
+            WHERE m.tag = $1 AND e.visibility = 'public' LIMIT $2
             """)
         let two = EntryListSQL(EntryQuery(filter: EntryFilter(tags: ["daily", "tea"])), dialect: ProbingDialect.self)
-        #expect(rendered(two.count).sql == """
-            SELECT count(*) FROM (SELECT 1 FROM entry_tags m JOIN entries e ON e.entry_id = m.entry_id \
+        #expect(rendered(two.matches).sql == """
+            SELECT e.entry_id FROM entry_tags m JOIN entries e ON e.entry_id = m.entry_id \
             WHERE m.tag = $1 AND e.visibility = 'public' \
-            AND EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.entry_id AND t.tag = $2) LIMIT $3) counted
+            AND EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.entry_id AND t.tag = $2) LIMIT $3
             """)
         #expect(rendered(sql.reading(totalIsEstimate: false).page).sql.contains("e.entry_id IN (SELECT entry_id FROM entry_tags WHERE tag = $1)"))
         #expect(rendered(sql.reading(totalIsEstimate: true).page).sql == """
@@ -129,10 +151,10 @@ enum ProbingDialect: EntrySQLDialect {
             """)
         // With terms, the terms' index drives the count and each tag is probed.
         let search = EntryListSQL(EntryQuery(filter: EntryFilter(query: "kyoto", tags: ["daily"])), dialect: ProbingDialect.self)
-        #expect(rendered(search.count).sql == """
-            SELECT count(*) FROM (SELECT 1 FROM rows($1) m JOIN entries e ON e.entry_id = m.rowid \
+        #expect(rendered(search.matches).sql == """
+            SELECT e.entry_id FROM rows($1) m JOIN entries e ON e.entry_id = m.rowid \
             WHERE e.visibility = 'public' AND EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.entry_id AND t.tag = $2) \
-            AND term($3) LIMIT $4) counted
+            AND term($3) LIMIT $4
             """)
     }
 
