@@ -11,7 +11,8 @@ extension PostgresDiaryStore {
     static let mostChunksPerTerm = 200
 
     /// The largest share of entries a term's chunks may be in, by the planner's statistics,
-    /// for the chunks to narrow it. The index hands over every entry holding them before the
+    /// for the chunks to narrow it; a term past it is searched by its own check
+    /// (`ChunkNarrowing.common`). The index hands over every entry holding them before the
     /// first is checked, where a walk newest first stops after the count's 1,001 matches.
     /// Measured at a million entries against the build before v9 (docs/performance.md, "the
     /// ranked page, the share and the unchecked word"): narrowed, words in 1.6 % to 6.7 % of
@@ -69,7 +70,7 @@ extension PostgresDiaryStore {
         guard chunks.count <= mostChunksPerTerm else { return nil }
         guard !chunks.isEmpty else { return .matchingNothing }
         let share = try commonShare(of: chunks, in: "entries_chunks", session)
-        guard share <= mostCommonShare else { return nil }
+        guard share <= mostCommonShare else { return .common(part) }
         let listed = chunks.map { chunk -> SQLFragment in "\(chunk)" }.joined(separator: ", ")
         // Each chunk holds the term and is a piece of the entry's folded title or body.
         return narrowing(share: share, chunksHoldTerm: true) { entry in
@@ -93,7 +94,7 @@ extension PostgresDiaryStore {
         guard !buckets.isEmpty else { return .matchingNothing }
         let distinct = Set(buckets).sorted()
         let share = try commonShare(of: distinct.map(String.init), in: "entries_chunk_pairs", session)
-        guard share <= mostCommonShare else { return nil }
+        guard share <= mostCommonShare else { return .common(parts.joined(separator: " ")) }
         let listed = distinct.map { bucket -> SQLFragment in "\(bucket)" }.joined(separator: ", ")
         // Not every entry holding the pair holds the phrase: the chunks may be parted by a tab,
         // a line break or several spaces, a phrase of more parts is narrowed by its first two,
@@ -144,6 +145,18 @@ struct ChunkNarrowing {
     /// True when the condition gathers the entries the index finds before anything else reads
     /// them (a rare term's): a few hundred index probes.
     let gathersFirst: Bool
+    /// True when the chunks hold the term in too many entries to narrow it (`mostCommonShare`):
+    /// the condition is then the term's own check (`PostgresEntryDialect.foldedCheck`), for the
+    /// walk newest first the planner takes for such a term, which no index would shorten.
+    var isCommon = false
+
+    /// The check of a term too common to narrow, or nil (searched as before) when the term is not
+    /// all ASCII.
+    static func common(_ term: String) -> ChunkNarrowing? {
+        PostgresEntryDialect.foldedCheck(term).map { check in
+            ChunkNarrowing(narrowing: TermNarrowing(check, holdsTerm: true), gathersFirst: false, isCommon: true)
+        }
+    }
 
     /// No chunk holds the term: no entry does.
     static let matchingNothing = ChunkNarrowing(

@@ -79,7 +79,9 @@ public struct TermSearch: Sendable {
     public let shortTermsLead: Bool
     /// Conditions the engine looked up for some indexed terms before planning, each narrowing
     /// the entries that may hold its term to those an index of words finds (PostgreSQL's
-    /// chunks, schema v9). A term without one is searched by the engine's plain term condition.
+    /// chunks, schema v9), or, for a term it found in too many entries for that, checking the
+    /// text more cheaply than the plain condition. A term without one is searched by the
+    /// engine's plain term condition.
     public let narrowings: [String: TermNarrowing]
     let shortestIndexed: Int
 

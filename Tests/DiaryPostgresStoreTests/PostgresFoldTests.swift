@@ -1,0 +1,67 @@
+import DiaryAPI
+@testable import DiaryPostgresStore
+import DiaryStore
+import Foundation
+import SeededRandom
+import StoreKernel
+import StoreTestSupport
+import Testing
+
+/// `PostgresEntryDialect.foldedCheck`, the check of a term too common for the chunks to narrow:
+/// it finds what `lower()` and LIKE find, on the PostgreSQL the tests run on.
+@Suite(.enabled(if: testServer != nil, "DIARY_TEST_POSTGRES_URL names no server"))
+struct PostgresFoldTests {
+    /// What the check rests on: `lower()` maps every code point to exactly one, and only U+0130
+    /// and U+212A from outside ASCII into it. A PostgreSQL or a collation that folds more would
+    /// fail here, rather than have a search miss entries.
+    @Test func lowerFoldsTwoSignsIntoASCIIAndNothingElse() throws {
+        try withDatabase { url in
+            let store = try PostgresDiaryStore(url: url)
+            defer { store.close() }
+            let (intoASCII, notOne) = try store.read(.operation("folds")) { session in
+                let codePoints = "generate_series(1, 1114111) AS c WHERE c NOT BETWEEN 55296 AND 57343"
+                let intoASCII = try session.query("SELECT c FROM \(codePoints) AND c > 127 AND lower(chr(c)) ~ '[\\x01-\\x7f]' ORDER BY c")
+                    .map { row in try row.decode(Int.self) as Int }
+                let notOne = try session.one((Int).self, "SELECT count(*)::bigint FROM \(codePoints) AND length(lower(chr(c))) <> 1")
+                return (intoASCII, notOne)
+            }
+            #expect(intoASCII == [0x130, 0x212A])
+            #expect(notOne == 0)
+        }
+    }
+
+    /// Random texts of upper- and lower-case letters, both signs and other letters, against
+    /// random ASCII terms, some of which only a sign folded makes: the check and `lower()` with
+    /// LIKE find the same entries.
+    @Test func theFoldedCheckFindsWhatLowerFinds() throws {
+        try withDatabase { url in
+            let store = try PostgresDiaryStore(url: url)
+            defer { store.close() }
+            let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
+            var random = SplitMix64(seed: 130)
+            let pieces = ["ka", "KA", "\u{212A}a", "zi", "Z\u{0130}", "ZI", "bar", "i", "I", "\u{0130}", "k", " ", "é", "É", "%", "_"]
+            func text(_ length: Int) -> String { (0..<length).map { _ in pieces[random.next(pieces.count)] }.joined() }
+            for _ in 0..<60 {
+                _ = try store.createEntry(userID: alice.id, diaryID: nil, title: text(2), body: text(12), visibility: .public)
+            }
+            let letters = ["ka", "zi", "bar", "i", "k", "a", " ", "%", "_"]
+            var found = 0
+            for _ in 0..<150 {
+                let term = (0..<(2 + random.next(3))).map { _ in letters[random.next(letters.count)] }.joined()
+                guard term.count >= 3, let check = PostgresEntryDialect.foldedCheck(term) else { continue }
+                let pattern = LikePattern.containing(term)
+                let plain: SQLFragment = "(lower(e.title) LIKE lower(\(pattern)) OR lower(e.body) LIKE lower(\(pattern)))"
+                let (checked, matched) = try store.read(.operation("terms")) { session in
+                    func ids(_ condition: SQLFragment) throws -> [Int64] {
+                        let statement: SQLFragment = "SELECT e.entry_id FROM entries e WHERE \(condition) ORDER BY e.entry_id"
+                        return try session.query(statement.postgres).map { row in try row.decode(Int64.self) }
+                    }
+                    return (try ids(check), try ids(plain))
+                }
+                #expect(checked == matched, "\(term.debugDescription)")
+                found += matched.count
+            }
+            #expect(found > 100, "the terms find entries, so that the comparison says something")
+        }
+    }
+}
