@@ -20,8 +20,7 @@ extension PostgresDiaryStore {
             // The count and the page come from the same snapshot: they agree.
             let matched = try Self.matches(session, query, sql)
             let total = sql.total(counted: matched.count)
-            let reading = matched.ids.map { sql.reading(matches: $0, dialect: PostgresEntryDialect.self) }
-                ?? sql.reading(totalIsEstimate: total.isEstimate)
+            let reading = sql.reading(matches: matched.ids, dialect: PostgresEntryDialect.self)
             let rows = try session.query(reading.page.postgres).map(Self.entry(from:))
             return EntryResults(
                 rows: rows, for: query, limit: sql.limit, offset: reading.offset, ranked: reading.ranked, total: total.total,
@@ -51,11 +50,11 @@ extension PostgresDiaryStore {
             }
             diaryTotal = total
         }
-        if sql.countedByDiaries {
+        guard let matches = sql.matches else {
             if let diaryTotal { return (diaryTotal, nil) }
             return (try session.one((Int).self, "SELECT coalesce(sum(\(seen)), 0)::bigint FROM diary_totals", [query.viewerID]) ?? 0, nil)
         }
-        let ids = try session.query(sql.matches.postgres).map { row in try row.decode(Int64.self) }
+        let ids = try session.query(matches.postgres).map { row in try row.decode(Int64.self) }
         return (ids.count, ids)
     }
 }

@@ -46,12 +46,20 @@ enum PostgresEntryDialect: EntrySQLDialect {
 
     /// The lower-cased title and body a term is checked in: folded where the condition is
     /// (`inPlace`), or the columns of `folded`, which the ranked page folds once for both the
-    /// check and the score.
-    struct FoldedText {
+    /// check and the score; or with A–Z alone folded (`asciiLetters`, `foldedCheck`).
+    struct FoldedText: Equatable {
         let title: String
         let body: String
         static let inPlace = FoldedText(title: "lower(e.title)", body: "lower(e.body)")
         static let column = FoldedText(title: "folded.title", body: "folded.body")
+        static let asciiLetters = FoldedText(title: #"lower(e.title COLLATE "C")"#, body: #"lower(e.body COLLATE "C")"#)
+
+        /// Whether the title or the body, so folded, holds `term` lower-cased: strpos, not LIKE,
+        /// so that the planner cannot read the trigram indexes for it, which cost what the
+        /// term's trigrams are in, not what the chunks found or what a walk reads.
+        func holds(_ term: String) -> SQLFragment {
+            "(strpos(\(sql: title), lower(\(term))) > 0 OR strpos(\(sql: body), lower(\(term))) > 0)"
+        }
     }
 
     static func termConditions(_ search: TermSearch, folded: FoldedText) -> [SQLFragment] {
@@ -60,14 +68,9 @@ enum PostgresEntryDialect: EntrySQLDialect {
                 // Without a check when the chunks hold the term: at a million entries, checking
                 // the 986 entries of `zanzibar` was half of its count's 18–28 ms.
                 guard !narrowing.holdsTerm else { return "(\(narrowing.condition))" }
-                // strpos, not LIKE, so that the planner cannot also read the trigram indexes,
-                // which cost what the term's trigrams are in, not what the chunks found. Where
-                // the text is not folded already (the ranked page folds it once), an ASCII term
-                // is checked without `lower()`.
-                let inFolded: SQLFragment = """
-                    (strpos(\(sql: folded.title), lower(\(term))) > 0 OR strpos(\(sql: folded.body), lower(\(term))) > 0)
-                    """
-                let check = folded.title == FoldedText.inPlace.title ? foldedCheck(term) ?? inFolded : inFolded
+                // Where the text is not folded already (the ranked page folds it once), an ASCII
+                // term is checked without `lower()`.
+                let check = folded == .inPlace ? foldedCheck(term) ?? folded.holds(term) : folded.holds(term)
                 return "(\(narrowing.condition) AND \(check))"
             }
             if search.isIndexed(term) {
@@ -100,19 +103,12 @@ enum PostgresEntryDialect: EntrySQLDialect {
     /// train` 179 and 116, `"and the"` 36 and 24.
     static func foldedCheck(_ term: String) -> SQLFragment? {
         guard term.unicodeScalars.allSatisfy(\.isASCII) else { return nil }
-        let folded = asciiLowercased(term)
-        let holds: SQLFragment = """
-            strpos(lower(e.title COLLATE "C"), \(folded)) > 0 OR strpos(lower(e.body COLLATE "C"), \(folded)) > 0
-            """
-        let signs = [("i", "\u{0130}"), ("k", "\u{212A}")].filter { folded.contains($0.0) }.map(\.1)
-        guard !signs.isEmpty else { return "(\(holds))" }
+        let holds = FoldedText.asciiLetters.holds(term)
+        let letters = asciiLowercased(term)
+        let signs = [("i", "\u{0130}"), ("k", "\u{212A}")].filter { letters.contains($0.0) }.map(\.1)
+        guard !signs.isEmpty else { return holds }
         let holdsSign = signs.map { (sign: String) -> SQLFragment in "strpos(e.title, \(sign)) > 0 OR strpos(e.body, \(sign)) > 0" }
-        // strpos, not LIKE: `lower(e.title) LIKE …` is the trigram indexes' expression, which
-        // the planner could then read for a term that a walk answers sooner.
-        return """
-            (\(holds) OR ((\(holdsSign.joined(separator: " OR "))) \
-            AND (strpos(lower(e.title), \(folded)) > 0 OR strpos(lower(e.body), \(folded)) > 0)))
-            """
+        return "(\(holds) OR ((\(holdsSign.joined(separator: " OR "))) AND \(FoldedText.inPlace.holds(term))))"
     }
 
     /// Whether `title || ' ' || body`, A–Z folded to a–z, holds a short `term`, written as

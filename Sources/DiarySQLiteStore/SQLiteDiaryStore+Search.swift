@@ -13,8 +13,7 @@ extension SQLiteDiaryStore {
             // The count and the page come from the same read transaction: they agree.
             let matched = try Self.matches(db, query, sql)
             let total = sql.total(counted: matched.count)
-            let reading = matched.ids.map { sql.reading(matches: $0, dialect: SQLiteEntryDialect.self) }
-                ?? sql.reading(totalIsEstimate: total.isEstimate)
+            let reading = sql.reading(matches: matched.ids, dialect: SQLiteEntryDialect.self)
             let page = reading.page.sqlite
             // Decoded while SQLite steps through the rows: fetchAll would copy every value first.
             let cursor = try Row.fetchCursor(db.cachedStatement(sql: page.sql), arguments: page.arguments)
@@ -55,12 +54,11 @@ extension SQLiteDiaryStore {
             }
             diaryTotal = total
         }
-        if sql.countedByDiaries {
+        guard let matches = sql.matches?.sqlite else {
             if let diaryTotal { return (diaryTotal, nil) }
             let total = try Int.fetchOne(db.cachedStatement(sql: "SELECT coalesce(sum(\(seen)), 0) FROM diaries"), arguments: [query.viewerID])
             return (total ?? 0, nil)
         }
-        let matches = sql.matches.sqlite
         let ids = try Int64.fetchAll(db.cachedStatement(sql: matches.sql), arguments: matches.arguments)
         return (ids.count, ids)
     }
@@ -77,7 +75,8 @@ extension SQLiteDiaryStore {
     func queryPlan(for query: EntryQuery, walking: Bool = false, count: Bool = false) throws(StoreError) -> [String] {
         try read(.operation("query plan")) { db in
             let sql = EntryListSQL(query, dialect: SQLiteEntryDialect.self, shortTermsLead: try Self.shortTermsLead(db, query))
-            let page = (count ? sql.matches : sql.reading(totalIsEstimate: walking).page).sqlite
+            // A list the diaries' counters count has no count statement: no plan.
+            guard let page = (count ? sql.matches : sql.reading(totalIsEstimate: walking).page)?.sqlite else { return [] }
             return try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN \(page.sql)", arguments: page.arguments)
                 .map { row in try row.decode(String.self, atIndex: 3) }
         }

@@ -121,8 +121,9 @@ public struct EntryListSQL: Sendable {
     public let countedByDiaries: Bool
     /// The ids of the entries a filter finds, up to `countBound + 1` of them, in no order: their
     /// number is the count (past the bound, an estimate: `total(counted:)`), and under the bound
-    /// a newest-first page is read from them (`reading(matches:dialect:)`).
-    public let matches: SQLFragment
+    /// a newest-first page is read from them (`reading(matches:dialect:)`). Nil for a list the
+    /// diaries' counters count (`countedByDiaries`).
+    public let matches: SQLFragment?
     /// The most a filter's count counts (`EntryPage.countedMatches`); nil for a list the
     /// diaries' counters count (`countedByDiaries`).
     public let countBound: Int?
@@ -160,9 +161,8 @@ public struct EntryListSQL: Sendable {
         let filtered = Self.filtered(conditions, search, viewerID: query.viewerID, Dialect.self)
         // Without a kept count, every filter counts up to the bound, so that a tag on a third of
         // a million entries costs what the bound's entries cost.
-        let bound = countedByDiaries ? nil : EntryPage.countedMatches
-        countBound = bound
-        matches = Self.matches(query, search, filtered: filtered, probed: probed, bound: bound, Dialect.self)
+        countBound = countedByDiaries ? nil : EntryPage.countedMatches
+        matches = countBound.map { Self.matches(query, search, filtered: filtered, probed: probed, bound: $0, Dialect.self) }
         var seek: [SQLFragment] = []
         if case .after(let created, let id) = query.position {
             // A seek on the index (created DESC, entry_id DESC): page 5,000 costs what page 1 costs.
@@ -198,14 +198,12 @@ public struct EntryListSQL: Sendable {
         Dialect.newestFirstPage(filtered.joined(separator: " AND "), window: window)
     }
 
-    /// The ids of a list's entries, all of them without a bound; else at most `bound + 1`,
-    /// walking an index of the matches: the engine's of the terms (each tag then probed by
+    /// The ids of at most `bound + 1` of a list's entries, walking an index of the matches: the engine's of the terms (each tag then probed by
     /// entry), else the first tag's, so that a word or a tag in most entries costs `bound`
     /// rows, not all of them.
     static func matches<Dialect: EntrySQLDialect>(
-        _ query: EntryQuery, _ search: TermSearch, filtered: [SQLFragment], probed: [SQLFragment], bound: Int?, _: Dialect.Type
+        _ query: EntryQuery, _ search: TermSearch, filtered: [SQLFragment], probed: [SQLFragment], bound: Int, _: Dialect.Type
     ) -> SQLFragment {
-        guard let bound else { return "SELECT e.entry_id FROM entries e WHERE \(filtered.joined(separator: " AND "))" }
         let window: SQLFragment = "LIMIT \(bound + 1)"
         if !search.matchesNothing, !search.terms.isEmpty, let rows = Dialect.matchingRows(search, viewerID: query.viewerID) {
             return """
@@ -236,16 +234,18 @@ public struct EntryListSQL: Sendable {
         return (walkingPage, false, walkOffset)
     }
 
-    /// The page to read once `matches` found `ids`: as `reading(totalIsEstimate:)`, but a
-    /// newest-first page under the bound comes from `ids`, the very entries it would search
-    /// again, in the same transaction. A rare word whose trigrams are all common (`zanzibar`
+    /// The page to read once `matches` found `ids` (nil: the diaries' counters counted the list,
+    /// and `matches` did not run): as `reading(totalIsEstimate:)`, but a newest-first page under
+    /// the bound comes from `ids`, the very entries it would search again, in the same
+    /// transaction. A rare word whose trigrams are all common (`zanzibar`
     /// in the seeded text) reads every trigram's list whole each time it is searched: about
     /// 150 ms at a million entries, which the page paid a second time.
     public func reading<Dialect: EntrySQLDialect>(
-        matches ids: [Int64], dialect: Dialect.Type
+        matches ids: [Int64]?, dialect: Dialect.Type
     ) -> (page: SQLFragment, ranked: Bool, offset: Int) {
-        let total = total(counted: ids.count)
-        guard !total.isEstimate, !ranked, countBound != nil else { return reading(totalIsEstimate: total.isEstimate) }
+        guard let ids else { return (page, ranked, offset) }
+        let isEstimate = total(counted: ids.count).isEstimate
+        guard !isEstimate, !ranked else { return reading(totalIsEstimate: isEstimate) }
         // The page's ids first: each match looked up by id and sorted (at most the bound's);
         // then the page's rows alone are read with their author and tags.
         let pageIDs: SQLFragment = """

@@ -34,6 +34,7 @@ enum ProbingDialect: EntrySQLDialect {
 
 @Suite struct EntryListSQLTests {
     func rendered(_ fragment: SQLFragment) -> (sql: String, values: [SQLValue]) { fragment.rendered { "$\($0)" } }
+    func rendered(_ fragment: SQLFragment?) -> (sql: String, values: [SQLValue]) { fragment.map(rendered) ?? ("no statement", []) }
 
     @Test func everyFilterIsAConditionWithItsValue() {
         let since = Date(timeIntervalSince1970: 1_700_000_000)
@@ -102,7 +103,7 @@ enum ProbingDialect: EntrySQLDialect {
         #expect(sql.total(counted: EntryPage.countedMatches) == (EntryPage.countedMatches, false))
         #expect(sql.total(counted: EntryPage.countedMatches + 1) == (EntryPage.countedMatches, true))
         let list = EntryListSQL(EntryQuery(), dialect: ProbingDialect.self)
-        #expect(list.countedByDiaries && list.countBound == nil && list.walkingPage == nil)
+        #expect(list.countedByDiaries && list.countBound == nil && list.matches == nil && list.walkingPage == nil)
         #expect(list.total(counted: 50_000) == (50_000, false))
     }
 
