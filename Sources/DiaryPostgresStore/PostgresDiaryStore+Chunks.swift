@@ -40,25 +40,10 @@ extension PostgresDiaryStore {
     static func chunkNarrowings(_ session: SQLSession, terms: [String]) throws -> [String: ChunkNarrowing] {
         var narrowings: [String: ChunkNarrowing] = [:]
         for term in Set(TermSearch(terms, shortestIndexed: PostgresEntryDialect.shortestIndexedTerm).indexed) {
-            guard let parts = chunkParts(of: term) else { continue }
+            guard let parts = TermChunks.parts(of: term) else { continue }
             narrowings[term] = try parts.count == 1 ? chunksHolding(parts[0], session) : pairsSpanning(parts, session)
         }
         return narrowings
-    }
-
-    /// The parts of `term` between its spaces, when the chunks can narrow it: parts joined by
-    /// single spaces, none holding a tab, CR or LF (which cut chunks too), each holding an
-    /// ASCII letter or digit (only chunks holding one are in the vocabulary). Else nil.
-    static func chunkParts(of term: String) -> [String]? {
-        let parts = term.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
-        let holdsASCIIWordCharacter: (String) -> Bool = { part in
-            part.unicodeScalars.contains { ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) }
-        }
-        let cutsChunks: (String) -> Bool = { part in part.unicodeScalars.contains { $0 == "\t" || $0 == "\r" || $0 == "\n" } }
-        guard parts.allSatisfy({ !$0.isEmpty && holdsASCIIWordCharacter($0) && !cutsChunks($0) }) else {
-            return nil
-        }
-        return parts
     }
 
     /// A term of one part: the entries holding a chunk of the vocabulary that holds it.

@@ -57,10 +57,15 @@ public struct TermNarrowing: Sendable {
     /// Whether every entry the condition selects holds the term, so that its text need not be
     /// checked: the index found words that hold the term, not pieces of it.
     public let holdsTerm: Bool
+    /// The entries the condition selects as a table with their ids in a `rowid` column, for a
+    /// count to start from (`EntrySQLDialect.matchingRows`); nil where the engine has none
+    /// (PostgreSQL's narrowings are conditions an index serves).
+    public let rows: SQLFragment?
 
-    public init(_ condition: SQLFragment, holdsTerm: Bool) {
+    public init(_ condition: SQLFragment, holdsTerm: Bool, rows: SQLFragment? = nil) {
         self.condition = condition
         self.holdsTerm = holdsTerm
+        self.rows = rows
     }
 }
 
