@@ -146,11 +146,15 @@ final class CharacterGramTokenizer: FTS5CustomTokenizer {
 }
 
 extension Configuration {
-    /// Registers the tokenizers of Diary's full-text indexes on each connection: writing an
-    /// entry, or reading `entries_grams`, fails with "no such tokenizer" without them.
+    /// Registers the tokenizers of Diary's full-text indexes on each connection, and the
+    /// function that lists an entry's chunks for `entry_vocabulary`: writing an entry, or
+    /// reading `entries_grams` or `entries_chunks`, fails with "no such tokenizer" (or
+    /// function) without them.
     mutating func registerDiaryTokenizers() {
         prepareDatabase { db in
             db.add(tokenizer: CharacterGramTokenizer.self)
+            db.add(tokenizer: ChunkTokenizer.self)
+            db.add(function: EntryChunks.listFunction)
         }
     }
 }

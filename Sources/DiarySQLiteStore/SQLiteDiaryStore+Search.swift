@@ -8,21 +8,56 @@ import StoreKernel
 
 extension SQLiteDiaryStore {
     public func entries(_ query: EntryQuery) throws(StoreError) -> EntryResults {
+        try entries(query, narrowedByChunks: true)
+    }
+
+    /// `entries(_:)`, with the chunk index in front of the trigram indexes or without it (for
+    /// tests, which hold both to the same answers).
+    func entries(_ query: EntryQuery, narrowedByChunks: Bool) throws(StoreError) -> EntryResults {
         try read(query.subject) { db in
-            let sql = EntryListSQL(query, dialect: SQLiteEntryDialect.self, shortTermsLead: try Self.shortTermsLead(db, query))
+            let (sql, search) = try Self.listSQL(db, query, narrowedByChunks: narrowedByChunks)
             // The count and the page come from the same read transaction: they agree.
             let matched = try Self.matches(db, query, sql)
             let total = sql.total(counted: matched.count)
             let reading = sql.reading(matches: matched.ids, dialect: SQLiteEntryDialect.self)
-            let page = reading.page.sqlite
-            // Decoded while SQLite steps through the rows: fetchAll would copy every value first.
-            let cursor = try Row.fetchCursor(db.cachedStatement(sql: page.sql), arguments: page.arguments)
-            let rows = try Array(cursor.map(Self.entry(from:)))
+            let rows: [Entry]
+            if reading.ranked, let ids = matched.ids, let order = try Self.relevanceOrder(db, ids: ids, search: search) {
+                rows = try Self.entries(db, ids: Array(order.dropFirst(reading.offset).prefix(sql.limit + 1)))
+            } else {
+                let page = reading.page.sqlite
+                // Decoded while SQLite steps through the rows: fetchAll would copy every value first.
+                let cursor = try Row.fetchCursor(db.cachedStatement(sql: page.sql), arguments: page.arguments)
+                rows = try Array(cursor.map(Self.entry(from:)))
+            }
             return EntryResults(
                 rows: rows, for: query, limit: sql.limit, offset: reading.offset, ranked: reading.ranked, total: total.total,
                 totalIsEstimate: total.isEstimate
             )
         }
+    }
+
+    /// The statements of `query`, planned with what the indexes say of its terms: whether its
+    /// short terms lead, and (`narrowedByChunks`) what the chunk index narrows.
+    private static func listSQL(
+        _ db: Database, _ query: EntryQuery, narrowedByChunks: Bool = true
+    ) throws -> (sql: EntryListSQL, search: TermSearch) {
+        let narrowings = narrowedByChunks ? try narrowings(db, terms: query.filter.terms) : [:]
+        let shortTermsLead = try shortTermsLead(db, query)
+        let search = TermSearch(
+            query.filter.terms, shortestIndexed: SQLiteEntryDialect.shortestIndexedTerm, shortTermsLead: shortTermsLead, narrowings: narrowings
+        )
+        return (EntryListSQL(query, dialect: SQLiteEntryDialect.self, shortTermsLead: shortTermsLead, narrowings: narrowings), search)
+    }
+
+    /// The entries of `ids`, in that order, with their authors and tags.
+    private static func entries(_ db: Database, ids: [Int64]) throws -> [Entry] {
+        let rows: SQLFragment = "\(sql: entryColumns) WHERE \(SQLiteEntryDialect.isOneOf(ids))"
+        let statement = rows.sqlite
+        let byID = try Dictionary(
+            Row.fetchAll(db.cachedStatement(sql: statement.sql), arguments: statement.arguments).map(entry(from:)).map { ($0.id, $0) },
+            uniquingKeysWith: { first, _ in first }
+        )
+        return ids.compactMap { byID[$0] }
     }
 
     /// Whether the short terms of `query` lead (`TermSearch.shortTermsLead`): it has terms of
@@ -64,9 +99,11 @@ extension SQLiteDiaryStore {
     }
 
     public func countEntries(_ query: EntryQuery, atOrAbove created: Date, id: Int64) throws(StoreError) -> Int {
-        let count = EntryListSQL.countAtOrAbove(query, created: created, id: id, dialect: SQLiteEntryDialect.self).sqlite
-        return try read(query.subject) { db in
-            try Int.fetchOne(db.cachedStatement(sql: count.sql), arguments: count.arguments) ?? 0
+        try read(query.subject) { db in
+            let count = EntryListSQL.countAtOrAbove(
+                query, created: created, id: id, dialect: SQLiteEntryDialect.self, narrowings: try Self.narrowings(db, terms: query.filter.terms)
+            ).sqlite
+            return try Int.fetchOne(db.cachedStatement(sql: count.sql), arguments: count.arguments) ?? 0
         }
     }
 
@@ -74,7 +111,7 @@ extension SQLiteDiaryStore {
     /// `walking`) or of its count (`EntryListSQL.matches`), for tests.
     func queryPlan(for query: EntryQuery, walking: Bool = false, count: Bool = false) throws(StoreError) -> [String] {
         try read(.operation("query plan")) { db in
-            let sql = EntryListSQL(query, dialect: SQLiteEntryDialect.self, shortTermsLead: try Self.shortTermsLead(db, query))
+            let sql = try Self.listSQL(db, query).sql
             // A list the diaries' counters count has no count statement: no plan.
             guard let page = (count ? sql.matches : sql.reading(totalIsEstimate: walking).page)?.sqlite else { return [] }
             return try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN \(page.sql)", arguments: page.arguments)

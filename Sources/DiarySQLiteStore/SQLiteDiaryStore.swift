@@ -239,6 +239,10 @@ extension SQLiteDiaryStore {
         migrator.registerMigration("v7") { db in
             try db.execute(sql: String(decoding: PackageResources.schema_v7_sql, as: UTF8.self))
         }
+        // The index of words in front of the trigram indexes (issue 25): `db/schema-v8.sql`.
+        migrator.registerMigration("v8") { db in
+            try db.execute(sql: String(decoding: PackageResources.schema_v8_sql, as: UTF8.self))
+        }
         return migrator
     }
 }

@@ -11,6 +11,11 @@ import StoreKernel
 /// another's private text. Terms of one or two characters (Unicode scalars), which trigrams
 /// cannot hold, go to `entries_grams` (schema-v3.sql), which never ranks; what is left (two
 /// characters of three or more scalars, such as a letter and a combining accent) is scanned.
+///
+/// An all-ASCII term the store narrowed by the chunk index (schema v8, `TermSearch.narrowings`)
+/// is not searched in the trigram indexes for the count and the newest-first pages: its
+/// condition is the entries the chunks found, checked for a phrase. A ranked page still
+/// matches every indexed term in `entries_fts`, which bm25 scores by.
 enum SQLiteEntryDialect: EntrySQLDialect {
     static let entryColumns = SQLiteDiaryStore.entryColumns
     static let noRow = "0"
@@ -21,7 +26,25 @@ enum SQLiteEntryDialect: EntrySQLDialect {
         // drives and the short terms are scanned, as `indexProbe` walks with the scans.
         let led = gramsLead(search)
         let scanned = search.terms.filter { !search.isIndexed($0) && (!isGram($0) || !led) }.map(scan)
-        return search.shortTermsLead ? scanned + search.indexed.map { trigramProbe($0, viewerID: viewerID) } : scanned
+        let probed = search.shortTermsLead ? trigramSearched(search).map { trigramProbe($0, viewerID: viewerID) } : []
+        return narrowedConditions(search, viewerID: viewerID) + scanned + probed
+    }
+
+    /// The indexed terms the trigram indexes search: those the store did not narrow by chunks.
+    static func trigramSearched(_ search: TermSearch) -> [String] {
+        search.indexed.filter { search.narrowings[$0] == nil }
+    }
+
+    /// Each narrowed term's condition: the entries its chunks found, and for a phrase, which
+    /// those chunks do not hold, its check in each. First among the term conditions: a lookup
+    /// in the gathered ids, where the others read the text.
+    static func narrowedConditions(_ search: TermSearch, viewerID: Int64?) -> [SQLFragment] {
+        var seen = Set<String>()
+        return search.indexed.compactMap { term in
+            guard let narrowing = search.narrowings[term], seen.insert(term).inserted else { return nil }
+            guard !narrowing.holdsTerm else { return "(\(narrowing.condition))" }
+            return "(\(narrowing.condition) AND \(trigramProbe(term, viewerID: viewerID)))"
+        }
     }
 
     /// Whether `entries_grams` finds the rows a search counts and gathers: no term is long
@@ -40,8 +63,11 @@ enum SQLiteEntryDialect: EntrySQLDialect {
     }
 
     static func rankedPage(_ search: TermSearch, filters: [SQLFragment], viewerID: Int64?, window: SQLFragment) -> SQLFragment {
-        let match = ftsQuery(search) ?? ""
-        let conditions = filters + termConditions(search, viewerID: viewerID)
+        let match = rankedQuery(search)
+        // Without the narrowed terms' conditions, which the match holds already: on the ids they
+        // gathered, SQLite would probe the index for each (0.5 ms for `zanzibar`).
+        let unnarrowed = TermSearch(search.terms, shortestIndexed: shortestIndexedTerm, shortTermsLead: search.shortTermsLead)
+        let conditions = filters + termConditions(unnarrowed, viewerID: viewerID)
         guard viewerID != nil else {
             return """
                 \(sql: SQLiteDiaryStore.entrySelectList) FROM entries_fts JOIN entries e ON e.entry_id = entries_fts.rowid \
@@ -76,6 +102,8 @@ enum SQLiteEntryDialect: EntrySQLDialect {
 
     static func matchingRows(_ search: TermSearch, viewerID: Int64?) -> SQLFragment? {
         guard !gramsLead(search), let match = ftsQuery(search) else {
+            // Every indexed term narrowed: the count starts from the entries one's chunks found.
+            if !gramsLead(search), let rows = search.indexed.lazy.compactMap({ search.narrowings[$0]?.rows }).first { return rows }
             return gramQuery(search).map { "(SELECT rowid FROM entries_grams WHERE entries_grams MATCH \($0))" }
         }
         let publicRows: SQLFragment = "SELECT rowid FROM entries_fts WHERE entries_fts MATCH \(match)"
@@ -88,7 +116,7 @@ enum SQLiteEntryDialect: EntrySQLDialect {
         // Led by the trigram terms, the short terms' scans are in `termConditions` already;
         // led by the short terms, the trigram terms' probes are.
         guard !gramsLead(search) else { return gramProbes(search) }
-        return search.indexed.map { trigramProbe($0, viewerID: viewerID) }
+        return trigramSearched(search).map { trigramProbe($0, viewerID: viewerID) }
     }
 
     /// Whether entry `e` holds `term`, as the trigram index the viewer may search finds it.
@@ -135,9 +163,16 @@ enum SQLiteEntryDialect: EntrySQLDialect {
 // MARK: - The terms in FTS5 queries
 
 extension SQLiteEntryDialect {
-    /// The FTS5 query of the trigram-indexed terms, all of them required, or nil without one.
+    /// The FTS5 query of the terms the trigram indexes search (`trigramSearched`), all of them
+    /// required, or nil without one.
     static func ftsQuery(_ search: TermSearch) -> String? {
-        search.indexed.isEmpty ? nil : search.indexed.map(ftsString).joined(separator: " AND ")
+        let terms = trigramSearched(search)
+        return terms.isEmpty ? nil : terms.map(ftsString).joined(separator: " AND ")
+    }
+
+    /// The FTS5 query a ranked page matches and bm25 scores: every indexed term, narrowed or not.
+    static func rankedQuery(_ search: TermSearch) -> String {
+        search.indexed.map(ftsString).joined(separator: " AND ")
     }
 
     /// `term` as an FTS5 string: no text in it is FTS5 syntax.

@@ -1,0 +1,265 @@
+import DiaryAPI
+import DiaryStore
+@testable import DiarySQLiteStore
+import Foundation
+import GRDB
+import StoreKernel
+import StoreTestSupport
+import Testing
+
+/// Terms of three characters or more that the chunk index (schema v8) narrows: a word, a piece
+/// of one, a phrase across words. Through the chunks a search finds exactly what the trigram
+/// indexes find, in the same order, as each viewer may list it, and follows every write.
+struct ChunkSearchTests {
+    /// The ids `viewerID` finds for the phrase `term`, in `order`, with the chunks or without.
+    func ids(
+        _ store: SQLiteDiaryStore, _ term: String, viewerID: Int64? = nil, order: EntryOrder = .newest, narrowed: Bool = true
+    ) throws -> [Int64] {
+        let filter = EntryFilter(query: "\"\(term)\"", order: order)
+        let query = EntryQuery(page: PageRequest(page: 1, perPage: 100), filter: filter, viewerID: viewerID)
+        return try store.entries(query, narrowedByChunks: narrowed).page.entries.map(\.id)
+    }
+
+    /// How the store narrows `term` by its chunks, or nil when it searches the trigrams.
+    func narrowing(_ store: SQLiteDiaryStore, _ term: String) throws -> TermNarrowing? {
+        try store.read(.operation("chunks")) { db in try SQLiteDiaryStore.narrowings(db, terms: [term])[term] }
+    }
+
+    @Test func narrowedTermsFindWhatTheTrigramsFind() throws {
+        try withStore { store, _ in
+            let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
+            let bob = try store.createUser(name: "bob", tokenHash: newTokenHash())
+            let day = Date(timeIntervalSince1970: 1_767_225_600)
+            var minute = 0.0
+            func post(_ title: String, _ body: String, _ visibility: Visibility = .public) throws {
+                minute += 1
+                _ = try store.createEntry(userID: alice.id, diaryID: nil, title: title, body: body, created: day + minute * 60, visibility: visibility)
+            }
+            try post("Trip", "Zanzibar, the island.")
+            try post("LOUD", "ZANZIBAR\nnext line")
+            try post("bridge", "the river bridge at dawn")
+            try post("two spaces", "river  bridge")
+            try post("a line apart", "the river\nbridge")
+            try post("inside", "xriver bridgey")
+            try post("river", "bridge, across title and body")
+            try post("kelvin", "\u{212A}ite flying, \u{212A}ITE, ki\u{17F}\u{17F}")
+            try post("accents", "café au lait, naïve")
+            try post("escapes", "100%_sure and back\\slash \"quoted\"")
+            try post("mixed", "京都zanzibar旅\tand a tab")
+            try post("private", "zanzibar in secret", .private)
+            try post("unlisted", "the river bridge, unlisted", .unlisted)
+            let terms = [
+                "zanzibar", "ZanZibar", "river bridge", "the river bridge", "river bridge at", "er bri", "kite", "KITE", "kiss", "caf",
+                "café au", "0%_s", "k\\s", "\"quoted", "and a tab", "a tab", "zanzibar旅", "nowhere", "river  bridge", "bridge, across",
+            ]
+            for term in terms {
+                for viewer in [nil, alice.id, bob.id] {
+                    for order in [EntryOrder.newest, .relevance] {
+                        let narrowed = try ids(store, term, viewerID: viewer, order: order)
+                        let plain = try ids(store, term, viewerID: viewer, order: order, narrowed: false)
+                        #expect(narrowed == plain, "\(term) as \(viewer.map(String.init) ?? "anonymous"), \(order)")
+                    }
+                }
+            }
+            #expect(try ids(store, "zanzibar").count == 3)
+            #expect(try ids(store, "zanzibar", viewerID: alice.id).count == 4)
+            #expect(try ids(store, "river bridge").count == 2)
+            #expect(try ids(store, "kite").count == 1 && ids(store, "kiss").count == 1)
+            // Narrowed: all-ASCII terms whose parts hold a letter or digit, joined by single
+            // spaces. A word's chunks hold it; a phrase's need not.
+            for term in ["zanzibar", "kite", "0%_s", "\"quoted", "nowhere"] {
+                #expect(try narrowing(store, term)?.holdsTerm == true, "\(term)")
+            }
+            for term in ["river bridge", "the river bridge", "a tab"] {
+                #expect(try narrowing(store, term)?.holdsTerm == false, "\(term)")
+            }
+            for term in ["café au", "zanzibar旅", "river  bridge", "a\ttab", "river\nbridge", "-_-"] {
+                #expect(try narrowing(store, term) == nil, "\(term)")
+            }
+        }
+    }
+
+    /// Random texts of syllables, punctuation, case, line breaks and the signs the trigram
+    /// tokenizer folds into ASCII, searched for random pieces of themselves and for strings of
+    /// the same pieces: the chunks change no answer.
+    @Test func randomPiecesOfRandomTextsFindTheSameEntries() throws {
+        try withStore { store, _ in
+            let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
+            var dice = ShortTermIndexTests.Dice(seed: 25)
+            let pieces = ["ka", "Zan", "zi", "bar", "MO", "ri", "é", "京", " ", " ", " ", ", ", ".", "\n", "\t", "  ", "5", "_", "%",
+                          "\u{212A}", "\u{17F}", "S", "\""]
+            func text(_ length: Int) -> String { (0..<length).map { _ in pieces[dice.next(pieces.count)] }.joined() }
+            var texts: [String] = []
+            for index in 0..<150 {
+                let visibility: Visibility = index % 7 == 0 ? .private : (index % 11 == 0 ? .unlisted : .public)
+                let body = text(40)
+                texts.append(body)
+                _ = try store.createEntry(userID: alice.id, diaryID: nil, title: text(3), body: body, visibility: visibility)
+            }
+            var terms: [String] = []
+            while terms.count < 100 {
+                let source = Array(texts[dice.next(texts.count)])
+                let start = dice.next(source.count - 12)
+                let term = String(source[start..<start + 3 + dice.next(9)]).trimmingCharacters(in: .whitespacesAndNewlines)
+                if term.count >= 3 { terms.append(term) }
+            }
+            terms += (0..<40).map { _ in text(2 + dice.next(3)) }.filter { $0.count >= 3 }
+            var narrowedCount = 0
+            for term in terms {
+                if try narrowing(store, term) != nil { narrowedCount += 1 }
+                for viewer in [nil, alice.id] {
+                    for order in [EntryOrder.newest, .relevance] {
+                        let narrowed = try ids(store, term, viewerID: viewer, order: order)
+                        #expect(narrowed == (try ids(store, term, viewerID: viewer, order: order, narrowed: false)), "\(term.debugDescription)")
+                    }
+                }
+            }
+            // Enough are narrowed for the comparison to say something (23 of 133 with this
+            // seed: most pieces hold a character outside ASCII, or a tab or a line break).
+            #expect(narrowedCount > terms.count / 8, "\(narrowedCount) of \(terms.count) narrowed")
+        }
+    }
+
+    @Test func narrowedTermsFollowEditsAndDeletes() throws {
+        try withStore { store, _ in
+            let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
+            let entry = try store.createEntry(userID: alice.id, diaryID: nil, title: "Trip", body: "off to Zanzibar")
+            #expect(try ids(store, "zanzibar") == [entry.id])
+            _ = try store.updateEntry(id: entry.id, userID: alice.id, changes: EntryChanges(body: "off to the marmalade river"))
+            #expect(try ids(store, "zanzibar") == [])
+            #expect(try ids(store, "marmalade river") == [entry.id])
+            #expect(try narrowing(store, "marmalade river") != nil)
+            try store.deleteEntry(id: entry.id, userID: alice.id)
+            #expect(try ids(store, "marmalade river") == [])
+            // The vocabulary keeps the chunk; the index no longer has the entry.
+            #expect(try narrowing(store, "marmalade")?.condition.sqlite.sql == SQLiteEntryDialect.noRow)
+        }
+    }
+
+    /// A word in more entries than `mostNarrowedEntries`, or in more chunks than
+    /// `mostChunksPerPart`, is searched by its trigrams, and found the same.
+    @Test func commonWordsAreNotNarrowed() throws {
+        try withStore { store, _ in
+            let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
+            let diary = try store.createDiary(ownerID: alice.id, title: "many")
+            let start = Date(timeIntervalSince1970: 1_800_000_000)
+            let count = SQLiteDiaryStore.mostNarrowedEntries + 10
+            try store.insertEntries((0..<count).map { index in
+                let rare = index % 500 == 0 ? " kyoto" : ""
+                return SeedEntry(diaryID: diary.id, title: "day \(index)", body: "the weather\(rare) w\(index % 300)xyz", created: start + Double(index))
+            })
+            #expect(try narrowing(store, "weather") == nil && narrowing(store, "the weather") == nil)
+            // "w", a number and "xyz": 300 chunks hold "xyz", past the limit.
+            #expect(try store.read(.operation("chunks")) { db in try SQLiteDiaryStore.chunks(holding: "xyz", .inside, db) } == nil)
+            #expect(try narrowing(store, "xyz") == nil)
+            #expect(try narrowing(store, "kyoto")?.holdsTerm == true)
+            for term in ["weather", "the weather", "kyoto", "weather kyoto", "xyz"] {
+                for order in [EntryOrder.newest, .relevance] {
+                    #expect(try ids(store, term, order: order) == ids(store, term, order: order, narrowed: false), "\(term)")
+                }
+            }
+            #expect(try ids(store, "weather kyoto").count == (count + 499) / 500)
+        }
+    }
+
+    /// The chunks of a text as the index and the vocabulary take them: cut at spaces, tabs, CRs
+    /// and LFs only, folded as the trigram tokenizer folds into ASCII, those without an ASCII
+    /// letter or digit left out, each once.
+    @Test func chunksAreCutAndFolded() {
+        #expect(EntryChunks.jsonArray(of: "The  RIVER\tbridge.\r\nthe river 京都 \u{212A}ite ſun \"q\\\" é-1 -- 京x") == #"""
+            ["the","river","bridge.","kite","sun","\"q\\\"","é-1","京x"]
+            """#.trimmingCharacters(in: .whitespaces))
+        #expect(EntryChunks.jsonArray(of: "") == "[]" && EntryChunks.jsonArray(of: "   ") == "[]")
+        // The index takes the buckets of neighbouring chunks too, each once, none across a
+        // chunk without a letter or digit.
+        var text = "The river  BRIDGE, the river -- sea"
+        let tokens = text.withUTF8 { bytes in
+            var tokens: [String] = []
+            _ = EntryChunks.forEach(in: bytes, pairs: true) { token, _ in
+                tokens.append(String(decoding: token, as: UTF8.self))
+                return 0  // SQLITE_OK
+            }
+            return tokens
+        }
+        let pair = { (first: String, second: String) in
+            String(decoding: EntryChunks.pairToken(EntryChunks.pairBucket(Array(first.utf8), Array(second.utf8))), as: UTF8.self)
+        }
+        #expect(tokens == ["the", pair("the", "river"), "river", pair("river", "bridge,"), "bridge,", pair("bridge,", "the"), "sea"])
+        #expect(pair("the", "river").utf8.count == 6 && pair("the", "river").hasPrefix(" "))
+        #expect(EntryChunks.jsonArray(of: "a\u{1}b") == #"["a\u0001b"]"#)
+    }
+
+    /// A file of schema v7, with entries, gets its chunk index and vocabulary when today's
+    /// store opens it, and they narrow at once.
+    @Test func aVersion7FileGetsItsChunkIndex() throws {
+        try withTemporaryDirectory { directory in
+            do {
+                try SQLiteDiaryStore.createParentDirectory(of: directory.databasePath)
+                var configuration = Configuration()
+                configuration.registerDiaryTokenizers()
+                let queue = try DatabaseQueue(path: directory.databasePath, configuration: configuration)
+                try SQLiteDiaryStore.migrator.migrate(queue, upTo: "v7")
+                try queue.write { db in
+                    try db.execute(sql: """
+                        INSERT INTO users (name, token_hash, created) VALUES ('alice', ?, '2026-01-01T00:00:00Z');
+                        INSERT INTO diaries (user_id, title, created, updated) VALUES (1, 'Old', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z');
+                        INSERT INTO entries (diary_id, title, body, created, updated, visibility)
+                            VALUES (1, 'Zanzibar', 'the river bridge', '2026-01-02T00:00:00Z', '2026-01-02T00:00:00Z', 'public'),
+                                   (1, 'secret', 'zanzibar', '2026-01-03T00:00:00Z', '2026-01-03T00:00:00Z', 'private');
+                        """, arguments: [String(repeating: "a", count: 64)])
+                }
+                try queue.close()
+            }
+            let store = try SQLiteDiaryStore(path: directory.databasePath)
+            #expect(try narrowing(store, "zanzibar")?.holdsTerm == true && narrowing(store, "river bridge") != nil)
+            #expect(try ids(store, "zanzibar") == [1] && ids(store, "zanzibar", viewerID: 1) == [2, 1])
+            #expect(try ids(store, "river bridge") == [1])
+            try store.close()
+        }
+    }
+}
+
+/// The relevance a narrowed term's matches are ordered by without FTS5 (`relevanceOrder`) is
+/// bm25() over `entries_fts`, to the bit: for random texts of repeated syllables (so that a term
+/// is in some rows several times, overlapping too), both signs the trigram tokenizer folds
+/// into ASCII, and texts of every length.
+struct RelevanceTests {
+    @Test func theScoresAreFTS5s() throws {
+        try withStore { store, _ in
+            let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
+            var dice = ShortTermIndexTests.Dice(seed: 7)
+            let pieces = ["ka", "kak", "Ka", "\u{212A}a", "a", "s", "\u{17F}", " ", "é", "京"]
+            func text(_ length: Int) -> String { (0..<length).map { _ in pieces[dice.next(pieces.count)] }.joined() }
+            for index in 0..<200 {
+                // A rare word in a tenth of them, once or a few times, so that its weight is
+                // not the floor bm25 gives a term in most rows.
+                let rare = index % 10 == 0 ? String(repeating: " Zanzibar", count: 1 + dice.next(3)) : ""
+                _ = try store.createEntry(
+                    userID: alice.id, diaryID: nil, title: text(dice.next(4)), body: text(dice.next(60)) + rare,
+                    visibility: index % 9 == 0 ? .private : .public
+                )
+            }
+            var compared = 0
+            for term in ["kak", "aka", "kaka", "ka ka", "aks", "a a", "asa", "kakak", "zanzibar", "ar zan", "bar"] {
+                try store.read(.operation("scores")) { db in
+                    let totals = try #require(try FTS5Totals(db, table: "entries_fts"))
+                    let match = SQLiteEntryDialect.ftsString(term)
+                    let hits = try Int64.fetchOne(db, sql: "SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?", arguments: [match]) ?? 0
+                    let relevance = BM25(rows: totals.rows, tokens: totals.tokens, hits: hits)
+                    let rows = try Row.fetchAll(db, sql: """
+                        SELECT bm25(entries_fts), e.title, e.body, s.sz FROM entries_fts JOIN entries e ON e.entry_id = entries_fts.rowid
+                        JOIN entries_fts_docsize s ON s.id = e.entry_id WHERE entries_fts MATCH ?
+                        """, arguments: [match])
+                    for row in rows {
+                        let term = Array(term.utf8)
+                        let frequency = SQLiteDiaryStore.occurrences(of: term, in: row[1]) + SQLiteDiaryStore.occurrences(of: term, in: row[2])
+                        let length = try #require(FTS5Totals.sum(ofVarints: row[3]))
+                        #expect(relevance.score(frequency: Double(frequency), length: Double(length)) == row[0] as Double, "\(term)")
+                        compared += 1
+                    }
+                }
+            }
+            #expect(compared > 300, "\(compared) scores compared")
+        }
+    }
+}
