@@ -90,6 +90,19 @@ enum EntryChunks {
         return Array((" " + String(repeating: "0", count: 5 - digits.count) + digits).utf8)
     }
 
+    /// The whole of `text`, folded (`fold`).
+    static func folded(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        var folded: [UInt8] = []
+        folded.reserveCapacity(text.count)
+        var offset = 0
+        while offset < text.count {
+            let (byte, length) = fold(text, at: offset)
+            folded.append(byte)
+            offset += length
+        }
+        return folded
+    }
+
     /// The byte at `offset` folded, with how many bytes it stands for: a KELVIN SIGN
     /// (E2 84 AA) or a LONG S (C5 BF) as its ASCII letter, A–Z lowered, any other byte itself
     /// (the bytes of any other character each stand for themselves).
@@ -162,14 +175,7 @@ final class ChunkTokenizer: FTS5CustomTokenizer {
         guard let pText, nText > 0 else { return SQLITE_OK }
         let text = UnsafeRawBufferPointer(start: pText, count: Int(nText)).bindMemory(to: UInt8.self)
         if tokenization.contains(.query) {
-            var folded: [UInt8] = []
-            var offset = 0
-            while offset < text.count {
-                let (byte, length) = EntryChunks.fold(text, at: offset)
-                folded.append(byte)
-                offset += length
-            }
-            return folded.withUnsafeBufferPointer { token in
+            return EntryChunks.folded(text).withUnsafeBufferPointer { token in
                 token.withMemoryRebound(to: CChar.self) { token in
                     tokenCallback(context, 0, token.baseAddress, CInt(token.count), 0, nText)
                 }

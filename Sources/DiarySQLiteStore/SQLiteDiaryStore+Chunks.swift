@@ -51,7 +51,7 @@ extension SQLiteDiaryStore {
     /// count starts from `rows` instead, when no other index drives it.
     static func narrowing(_ ids: [Int64], holdsTerm: Bool) -> TermNarrowing {
         guard !ids.isEmpty else { return TermNarrowing(SQLFragment(stringLiteral: SQLiteEntryDialect.noRow), holdsTerm: true) }
-        let array = "[" + ids.map(String.init).joined(separator: ",") + "]"
+        let array = SQLiteEntryDialect.jsonArray(ids)
         return TermNarrowing(
             "+e.entry_id IN (SELECT value FROM json_each(\(array)))", holdsTerm: holdsTerm, rows: "(SELECT value AS rowid FROM json_each(\(array)))"
         )

@@ -64,14 +64,7 @@ extension SQLiteDiaryStore {
     static func occurrences(of term: [UInt8], in text: String) -> Int {
         var text = text
         return text.withUTF8 { bytes in
-            var folded: [UInt8] = []
-            folded.reserveCapacity(bytes.count)
-            var offset = 0
-            while offset < bytes.count {
-                let (byte, length) = EntryChunks.fold(bytes, at: offset)
-                folded.append(byte)
-                offset += length
-            }
+            let folded = EntryChunks.folded(bytes)
             guard folded.count >= term.count, !term.isEmpty else { return 0 }
             var count = 0
             for start in 0...(folded.count - term.count) where folded[start] == term[0] {

@@ -211,8 +211,8 @@ extension SQLiteDiaryStore {
 
     /// The schema's history: "v1" is `db/schema.sql`, "v2" (visibility) `db/schema-v2.sql`, "v3"
     /// (the index of one- and two-character terms) `db/schema-v3.sql`, "v4" (uploaded images and
-    /// the entries linking to them) `db/schema-v4.sql`, all embedded in the
-    /// binary at build time.
+    /// the entries linking to them) `db/schema-v4.sql`, and so on to "v8" (the index of words),
+    /// each `db/schema-vN.sql`, all embedded in the binary at build time.
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in

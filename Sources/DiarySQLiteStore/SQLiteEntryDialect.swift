@@ -96,8 +96,12 @@ enum SQLiteEntryDialect: EntrySQLDialect {
 
     /// The ids as one JSON array: one statement whatever their number, which GRDB's cache keeps.
     static func isOneOf(_ ids: [Int64]) -> SQLFragment {
-        let array = "[" + ids.map(String.init).joined(separator: ",") + "]"
-        return "e.entry_id IN (SELECT value FROM json_each(\(array)))"
+        "e.entry_id IN (SELECT value FROM json_each(\(jsonArray(ids))))"
+    }
+
+    /// `ids` as a JSON array, one value that `json_each` reads back.
+    static func jsonArray(_ ids: [Int64]) -> String {
+        "[" + ids.map(String.init).joined(separator: ",") + "]"
     }
 
     static func matchingRows(_ search: TermSearch, viewerID: Int64?) -> SQLFragment? {
