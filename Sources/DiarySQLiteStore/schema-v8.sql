@@ -43,10 +43,14 @@ INSERT OR IGNORE INTO entry_vocabulary (chunk)
 INSERT INTO entry_vocabulary_fts (entry_vocabulary_fts) VALUES ('rebuild');
 
 -- A contentless index forgets an entry only when given the text it indexed: the triggers
--- hand it the old title and body.
+-- hand it the old title and body. A new chunk joins the vocabulary by NOT EXISTS, not INSERT
+-- OR IGNORE: a statement's own conflict handling overrides a trigger's, and the replica's upsert
+-- of entries (INSERT … ON CONFLICT DO UPDATE) turned IGNORE into a UNIQUE violation for every
+-- chunk already known.
 CREATE TRIGGER entries_chunks_insert AFTER INSERT ON entries BEGIN
     INSERT INTO entries_chunks (rowid, text) VALUES (NEW.entry_id, NEW.title || ' ' || NEW.body);
-    INSERT OR IGNORE INTO entry_vocabulary (chunk) SELECT value FROM json_each(diary_chunk_list(NEW.title || ' ' || NEW.body));
+    INSERT INTO entry_vocabulary (chunk) SELECT value FROM json_each(diary_chunk_list(NEW.title || ' ' || NEW.body))
+        WHERE NOT EXISTS (SELECT 1 FROM entry_vocabulary WHERE chunk = value);
 END;
 
 CREATE TRIGGER entries_chunks_delete AFTER DELETE ON entries BEGIN
@@ -56,10 +60,11 @@ END;
 CREATE TRIGGER entries_chunks_update AFTER UPDATE OF title, body ON entries BEGIN
     INSERT INTO entries_chunks (entries_chunks, rowid, text) VALUES ('delete', OLD.entry_id, OLD.title || ' ' || OLD.body);
     INSERT INTO entries_chunks (rowid, text) VALUES (NEW.entry_id, NEW.title || ' ' || NEW.body);
-    INSERT OR IGNORE INTO entry_vocabulary (chunk) SELECT value FROM json_each(diary_chunk_list(NEW.title || ' ' || NEW.body));
+    INSERT INTO entry_vocabulary (chunk) SELECT value FROM json_each(diary_chunk_list(NEW.title || ' ' || NEW.body))
+        WHERE NOT EXISTS (SELECT 1 FROM entry_vocabulary WHERE chunk = value);
 END;
 
--- Only ever added to (INSERT OR IGNORE fires this only for a new chunk).
+-- Only ever added to: this runs for new chunks only.
 CREATE TRIGGER entry_vocabulary_insert AFTER INSERT ON entry_vocabulary BEGIN
     INSERT INTO entry_vocabulary_fts (rowid, chunk) VALUES (NEW.chunk_id, NEW.chunk);
 END;
