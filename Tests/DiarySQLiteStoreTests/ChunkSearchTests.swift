@@ -79,6 +79,34 @@ struct ChunkSearchTests {
         }
     }
 
+    /// A narrowed term with other terms: another narrowed one, one of another script, a short
+    /// one, a common one. The narrowed term's entries lead, and the others are checked in each.
+    @Test func narrowedTermsWithOthersFindWhatTheTrigramsFind() throws {
+        try withStore { store, _ in
+            let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
+            let diary = try store.createDiary(ownerID: alice.id, title: "many")
+            let start = Date(timeIntervalSince1970: 1_800_000_000)
+            let bodies = ["the Zanzibar coffee", "coffee in 京都", "zanzibar, café au lait", "ZANZIBAR 京都 river bridge", "coffee", "Café"]
+            try store.insertEntries((0..<300).map { index in
+                SeedEntry(diaryID: diary.id, title: "day \(index)", body: bodies[index % bodies.count], created: start + Double(index))
+            })
+            let queries = [
+                "zanzibar coffee", "coffee zanzibar", "zanzibar 京都", "zanzibar café", "zanzibar CAFÉ", "\"river bridge\" zanzibar",
+                "zanzibar day", "zanzibar nowhere", "zanzibar zanzibar",
+            ]
+            for text in queries {
+                for viewer in [nil, alice.id] {
+                    for order in [EntryOrder.newest, .relevance] {
+                        let query = EntryQuery(page: PageRequest(page: 1, perPage: 100), filter: EntryFilter(query: text, order: order), viewerID: viewer)
+                        let narrowed = try store.entries(query, narrowedByChunks: true).page
+                        let plain = try store.entries(query, narrowedByChunks: false).page
+                        #expect(narrowed.entries.map(\.id) == plain.entries.map(\.id) && narrowed.total == plain.total, "\(text), \(order)")
+                    }
+                }
+            }
+        }
+    }
+
     /// Random texts of syllables, punctuation, case, line breaks and the signs the trigram
     /// tokenizer folds into ASCII, searched for random pieces of themselves and for strings of
     /// the same pieces: the chunks change no answer.
