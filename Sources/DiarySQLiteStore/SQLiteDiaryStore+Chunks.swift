@@ -16,6 +16,20 @@ extension SQLiteDiaryStore {
     /// once they have the bound's matches or a page.
     static let mostNarrowedEntries = 20_000
 
+    /// The trigger that keeps the chunk index as entries are written: without it (an offline
+    /// replica's file) the index is empty and narrows nothing.
+    static let chunkIndexTrigger = "entries_chunks_insert"
+
+    /// Whether the file keeps its chunk index, read in the schema itself: GRDB's
+    /// `triggerExists` answers from a cache that a reader connection does not renew when the
+    /// writer drops a trigger.
+    static func keepsChunkIndex(_ db: Database) throws -> Bool {
+        try Bool.fetchOne(
+            db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'trigger' AND name = ?)"),
+            arguments: [chunkIndexTrigger]
+        ) ?? false
+    }
+
     /// `TermSearch.narrowings` for the indexed, all-ASCII terms of `terms`: each the entries
     /// (at most `mostNarrowedEntries`) holding a chunk that holds the term, or for a phrase a
     /// pair of neighbouring chunks its first two parts span, and a chunk holding each other
@@ -23,6 +37,8 @@ extension SQLiteDiaryStore {
     /// phrase is then checked in each.
     static func narrowings(_ db: Database, terms: [String]) throws -> [String: TermNarrowing] {
         var narrowings: [String: TermNarrowing] = [:]
+        // An offline replica keeps no chunk index (`withoutChunkIndex`).
+        guard try keepsChunkIndex(db) else { return narrowings }
         for term in Set(TermSearch(terms, shortestIndexed: SQLiteEntryDialect.shortestIndexedTerm).indexed) {
             guard term.unicodeScalars.allSatisfy(\.isASCII), let parts = TermChunks.parts(of: term) else { continue }
             var alternatives: [[String]] = []

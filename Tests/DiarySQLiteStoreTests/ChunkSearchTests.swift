@@ -164,6 +164,21 @@ struct ChunkSearchTests {
         }
     }
 
+    /// An offline replica drops the chunk index: a search then narrows nothing, and finds the
+    /// same, before and after entries are written without the index.
+    @Test func withoutTheChunkIndexNothingIsNarrowed() throws {
+        try withStore { store, _ in
+            let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
+            let first = try store.createEntry(userID: alice.id, diaryID: nil, title: "Trip", body: "off to Zanzibar")
+            #expect(try narrowing(store, "zanzibar") != nil)
+            try store.write(.operation("replica")) { db in try SQLiteDiaryStore.withoutChunkIndex(db) }
+            #expect(try narrowing(store, "zanzibar") == nil)
+            let second = try store.createEntry(userID: alice.id, diaryID: nil, title: "Again", body: "zanzibar river")
+            #expect(try ids(store, "zanzibar") == [second.id, first.id] && ids(store, "zanzibar river") == [second.id])
+            #expect(try store.read(.operation("vocabulary")) { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM entry_vocabulary") } == 0)
+        }
+    }
+
     /// A word in more entries than `mostNarrowedEntries`, or in more chunks than
     /// `mostChunksPerPart`, is searched by its trigrams, and found the same.
     @Test func commonWordsAreNotNarrowed() throws {
