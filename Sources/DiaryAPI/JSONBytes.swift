@@ -45,7 +45,7 @@ public struct JSONBytes {
 
     /// A string, escaped as Foundation's encoder does: `"` and `\`, the named escapes
     /// `\b \t \n \f \r`, other control characters as `\u00xx`; everything else as is.
-    mutating func string(_ value: String) {
+    public mutating func string(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
         let utf8 = value.utf8
         var run = utf8.startIndex
@@ -81,7 +81,7 @@ public struct JSONBytes {
         }
     }
 
-    mutating func array<T>(_ elements: [T], _ element: (inout JSONBytes, T) -> Void) {
+    public mutating func array<T>(_ elements: [T], _ element: (inout JSONBytes, T) -> Void) {
         bytes.append(UInt8(ascii: "["))
         for (index, value) in elements.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }

@@ -1,3 +1,4 @@
+import DiaryAPI
 import GRDB
 import GRDBSQLite
 
@@ -116,40 +117,22 @@ enum EntryChunks {
     /// The distinct chunks of `text`, folded, as a JSON array of strings: what `entry_vocabulary`'s
     /// triggers read with `json_each` (`diary_chunk_list`).
     static func jsonArray(of text: String) -> String {
-        var json: [UInt8] = [UInt8(ascii: "[")]
+        var chunks: [String] = []
         var text = text
         _ = text.withUTF8 { utf8 in
             forEach(in: utf8) { chunk, _ in
-                if json.count > 1 { json.append(UInt8(ascii: ",")) }
-                appendJSONString(chunk, to: &json)
+                chunks.append(String(decoding: chunk, as: UTF8.self))
                 return SQLITE_OK
             }
         }
-        json.append(UInt8(ascii: "]"))
-        return String(decoding: json, as: UTF8.self)
+        var json = JSONBytes(capacity: text.utf8.count + 2 * chunks.count + 2)
+        json.array(chunks) { json, chunk in json.string(chunk) }
+        return String(decoding: json.bytes, as: UTF8.self)
     }
 
     /// `diary_chunk_list(text)`: `jsonArray(of:)`, NULL for NULL.
     static let listFunction = DatabaseFunction("diary_chunk_list", argumentCount: 1, pure: true) { values in
         String.fromDatabaseValue(values[0]).map(jsonArray(of:))
-    }
-
-    /// `bytes` (UTF-8) as a JSON string: quotes, backslashes and control characters escaped.
-    static func appendJSONString(_ bytes: UnsafeBufferPointer<UInt8>, to json: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
-        json.append(UInt8(ascii: "\""))
-        for byte in bytes {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-                json.append(UInt8(ascii: "\\"))
-                json.append(byte)
-            case 0..<0x20:
-                json.append(contentsOf: Array(#"\u00"#.utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-            default:
-                json.append(byte)
-            }
-        }
-        json.append(UInt8(ascii: "\""))
     }
 }
 

@@ -15,13 +15,13 @@ extension SQLiteDiaryStore {
     /// tests, which hold both to the same answers).
     func entries(_ query: EntryQuery, narrowedByChunks: Bool) throws(StoreError) -> EntryResults {
         try read(query.subject) { db in
-            let (sql, search) = try Self.listSQL(db, query, narrowedByChunks: narrowedByChunks)
+            let sql = try Self.listSQL(db, query, narrowedByChunks: narrowedByChunks)
             // The count and the page come from the same read transaction: they agree.
             let matched = try Self.matches(db, query, sql)
             let total = sql.total(counted: matched.count)
             let reading = sql.reading(matches: matched.ids, dialect: SQLiteEntryDialect.self)
             let rows: [Entry]
-            if reading.ranked, let ids = matched.ids, let order = try Self.relevanceOrder(db, ids: ids, search: search) {
+            if reading.ranked, let ids = matched.ids, let order = try Self.relevanceOrder(db, ids: ids, search: sql.search) {
                 rows = try Self.entries(db, ids: Array(order.dropFirst(reading.offset).prefix(sql.limit + 1)))
             } else {
                 let page = reading.page.sqlite
@@ -38,15 +38,9 @@ extension SQLiteDiaryStore {
 
     /// The statements of `query`, planned with what the indexes say of its terms: whether its
     /// short terms lead, and (`narrowedByChunks`) what the chunk index narrows.
-    private static func listSQL(
-        _ db: Database, _ query: EntryQuery, narrowedByChunks: Bool = true
-    ) throws -> (sql: EntryListSQL, search: TermSearch) {
+    private static func listSQL(_ db: Database, _ query: EntryQuery, narrowedByChunks: Bool = true) throws -> EntryListSQL {
         let narrowings = narrowedByChunks ? try narrowings(db, terms: query.filter.terms) : [:]
-        let shortTermsLead = try shortTermsLead(db, query)
-        let search = TermSearch(
-            query.filter.terms, shortestIndexed: SQLiteEntryDialect.shortestIndexedTerm, shortTermsLead: shortTermsLead, narrowings: narrowings
-        )
-        return (EntryListSQL(query, dialect: SQLiteEntryDialect.self, shortTermsLead: shortTermsLead, narrowings: narrowings), search)
+        return EntryListSQL(query, dialect: SQLiteEntryDialect.self, shortTermsLead: try shortTermsLead(db, query), narrowings: narrowings)
     }
 
     /// The entries of `ids`, in that order, with their authors and tags.
@@ -111,7 +105,7 @@ extension SQLiteDiaryStore {
     /// `walking`) or of its count (`EntryListSQL.matches`), for tests.
     func queryPlan(for query: EntryQuery, walking: Bool = false, count: Bool = false) throws(StoreError) -> [String] {
         try read(.operation("query plan")) { db in
-            let sql = try Self.listSQL(db, query).sql
+            let sql = try Self.listSQL(db, query)
             // A list the diaries' counters count has no count statement: no plan.
             guard let page = (count ? sql.matches : sql.reading(totalIsEstimate: walking).page)?.sqlite else { return [] }
             return try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN \(page.sql)", arguments: page.arguments)

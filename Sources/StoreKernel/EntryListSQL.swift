@@ -83,8 +83,8 @@ public struct TermSearch: Sendable {
     /// "coffee" to find none holding "zz": 8.8 s at a million entries.
     public let shortTermsLead: Bool
     /// Conditions the engine looked up for some indexed terms before planning, each narrowing
-    /// the entries that may hold its term to those an index of words finds (PostgreSQL's
-    /// chunks, schema v9), or, for a term it found in too many entries for that, checking the
+    /// the entries that may hold its term to those an index of words finds (the chunks of
+    /// PostgreSQL's schema v9 and SQLite's v8), or, for a term it found in too many entries for that, checking the
     /// text more cheaply than the plain condition. A term without one is searched by the
     /// engine's plain term condition.
     public let narrowings: [String: TermNarrowing]
@@ -143,6 +143,9 @@ public struct EntryListSQL: Sendable {
     /// Where `walkingPage` starts: at the top after a seek, after the results of a position
     /// that a ranked page handed out, else at the requested page.
     public let walkOffset: Int
+    /// The terms as the statements search them (with the engine's `shortTermsLead` and
+    /// `narrowings`), for an engine that orders a page itself.
+    public let search: TermSearch
     /// The seek of a page after a given entry, and the page's window: what a page of the
     /// matches' ids applies to them.
     let seek: [SQLFragment]
@@ -156,6 +159,7 @@ public struct EntryListSQL: Sendable {
         let search = TermSearch(
             query.filter.terms, shortestIndexed: Dialect.shortestIndexedTerm, shortTermsLead: shortTermsLead, narrowings: narrowings
         )
+        self.search = search
         limit = max(query.page.perPage, 0)
         ranked = search.ranks && query.filter.effectiveOrder == .relevance
         offset = Self.offset(query, ranked: ranked)
@@ -203,8 +207,8 @@ public struct EntryListSQL: Sendable {
         Dialect.newestFirstPage(filtered.joined(separator: " AND "), window: window)
     }
 
-    /// The ids of at most `bound + 1` of a list's entries, walking an index of the matches: the engine's of the terms (each tag then probed by
-    /// entry), else the first tag's, so that a word or a tag in most entries costs `bound`
+    /// The ids of at most `bound + 1` of a list's entries, walking an index of the matches: the
+    /// engine's of the terms (each tag then probed by entry), else the first tag's, so that a word or a tag in most entries costs `bound`
     /// rows, not all of them.
     static func matches<Dialect: EntrySQLDialect>(
         _ query: EntryQuery, _ search: TermSearch, filtered: [SQLFragment], probed: [SQLFragment], bound: Int, _: Dialect.Type
