@@ -22,14 +22,14 @@ extension PostgresDiaryStore {
     static let mostCommonShare = 0.08
 
     /// `TermSearch.narrowings` for the terms of `query`, looked up in the snapshot of `session`'s
-    /// transaction, which then runs its list. When a rare term's entries are gathered first,
-    /// parallel workers are off for the rest of the transaction: a few hundred index probes,
-    /// which workers cost more to start than they save (`zanzibar` at a million entries: 28 ms
+    /// transaction, which then runs its list. When a rare term's matches are read from the
+    /// chunk index (`sortsMatches`), parallel workers are off for the rest of the transaction:
+    /// a few hundred rows, which workers cost more to start than they save (`zanzibar` at a million entries: 28 ms
     /// each for the count and the page without them, 38 and 42 with them). Sent without a wait
     /// of its own, as the read's time limit is.
     static func narrowings(for query: EntryQuery, _ session: SQLSession) throws -> [String: TermNarrowing] {
         let narrowings = try chunkNarrowings(session, terms: query.filter.terms)
-        if narrowings.values.contains(where: \.gathersFirst) {
+        if narrowings.values.contains(where: \.narrowing.sortsMatches) {
             try session.send("SET LOCAL max_parallel_workers_per_gather = 0")
         }
         return narrowings.mapValues(\.narrowing)
@@ -69,11 +69,13 @@ extension PostgresDiaryStore {
     private static func pairsSpanning(_ parts: [String], _ session: SQLSession) throws -> ChunkNarrowing? {
         let first = "%" + LikePattern.escaped(parts[0])
         let second = LikePattern.escaped(parts[1]) + (parts.count == 2 ? "%" : "")
+        // Each side is looked up on its own (`MATERIALIZED`): under the pairs' `LIMIT`, the
+        // planner expected the first few pairs early and read the whole vocabulary for the
+        // chunks starting with `bridge`, 58 ms at a million entries, against 8 ms by its trigrams.
         let buckets = try session.query("""
-            SELECT chunk_pair_bucket(a.chunk, b.chunk)
-            FROM (SELECT chunk FROM entry_vocabulary WHERE chunk LIKE lower($1) LIMIT \(mostChunksPerTerm + 1)) a,
-                (SELECT chunk FROM entry_vocabulary WHERE chunk LIKE lower($2) LIMIT \(mostChunksPerTerm + 1)) b
-            LIMIT \(mostChunksPerTerm + 1)
+            WITH a AS MATERIALIZED (SELECT chunk FROM entry_vocabulary WHERE chunk LIKE lower($1) LIMIT \(mostChunksPerTerm + 1)),
+                b AS MATERIALIZED (SELECT chunk FROM entry_vocabulary WHERE chunk LIKE lower($2) LIMIT \(mostChunksPerTerm + 1))
+            SELECT chunk_pair_bucket(a.chunk, b.chunk) FROM a, b LIMIT \(mostChunksPerTerm + 1)
             """, [first, second]).map { row in try row.decode(Int.self) as Int }
         guard buckets.count <= mostChunksPerTerm else { return nil }
         guard !buckets.isEmpty else { return .matchingNothing }
@@ -92,20 +94,23 @@ extension PostgresDiaryStore {
     /// The condition on entries `e` that narrows them to those `lookUp` (written for an entry's
     /// alias) finds in the index. Keys the statistics list (`share` above 0) are left to the
     /// planner, which knows how many entries hold them and chooses between the index and a
-    /// walk newest first. Keys they do not list are rarer than any they do (1 % at a million
-    /// entries), and the planner, guessing 0.5 %, walked 46,000 entries newest first to fill a
-    /// page of `zanzibar` (0.1 %): 440 ms. Their entries are gathered first instead, then
-    /// sorted: 28 ms.
+    /// walk newest first.
     ///
-    /// Left to the planner, the term's check stays even when the chunks hold the term
-    /// (`chunksHoldTerm` counts only for entries gathered first): in a
+    /// Left to the planner, the term's check stays even when the chunks hold the term: in a
     /// walk newest first it runs before the chunk function, which it spares for the entries
     /// without the term. Without it, page 5 of `kashaquamo` (in 1.1 % of a million entries)
     /// took 440 ms against 140.
+    ///
+    /// Keys the statistics do not list are rarer than any they do (1 % at a million entries),
+    /// and the planner, guessing 0.5 %, walked 46,000 entries newest first to fill a page of
+    /// `zanzibar` (0.1 %): 440 ms. Their matches are read from the index and sorted instead
+    /// (`sortsMatches`), and where the chunks hold the term, not checked: the bounded count of
+    /// `kashaquamo` took 6 ms so, against 12 ms when its entries' ids were first gathered
+    /// into an array, and its page 5 took 25 against 56 ms, which looked each of the array's
+    /// 12,131 ids up again to sort them.
     private static func narrowing(share: Double, chunksHoldTerm: Bool, _ lookUp: (String) -> SQLFragment) -> ChunkNarrowing {
-        guard share == 0 else { return ChunkNarrowing(narrowing: TermNarrowing(lookUp("e"), holdsTerm: false), gathersFirst: false) }
-        let gathered: SQLFragment = "e.entry_id = ANY (ARRAY(SELECT c.entry_id FROM entries c WHERE \(lookUp("c"))))"
-        return ChunkNarrowing(narrowing: TermNarrowing(gathered, holdsTerm: chunksHoldTerm), gathersFirst: true)
+        guard share == 0 else { return ChunkNarrowing(narrowing: TermNarrowing(lookUp("e"), holdsTerm: false)) }
+        return ChunkNarrowing(narrowing: TermNarrowing(lookUp("e"), holdsTerm: chunksHoldTerm, sortsMatches: true))
     }
 
     /// The share of entries holding one of `keys` in the GIN index `index`, by the most common
@@ -125,11 +130,9 @@ struct ChunkNarrowing {
     /// The condition on entries `e` for `TermSearch.narrowings`, and whether every entry it
     /// selects holds the term, so that its check can go: a word's chunks each hold it and are
     /// pieces of the entry's folded text (`entry_chunks` folds before it cuts), where a
-    /// phrase's pairs are not. Only for entries gathered first.
+    /// phrase's pairs are not. Only for a rare term's matches, which are read from the index
+    /// (`TermNarrowing.sortsMatches`).
     let narrowing: TermNarrowing
-    /// True when the condition gathers the entries the index finds before anything else reads
-    /// them (a rare term's): a few hundred index probes.
-    let gathersFirst: Bool
     /// True when the chunks hold the term in too many entries to narrow it (`mostCommonShare`):
     /// the condition is then the term's own check (`PostgresEntryDialect.foldedCheck`), for the
     /// walk newest first the planner takes for such a term, which no index would shorten.
@@ -139,12 +142,12 @@ struct ChunkNarrowing {
     /// all ASCII.
     static func common(_ term: String) -> ChunkNarrowing? {
         PostgresEntryDialect.foldedCheck(term).map { check in
-            ChunkNarrowing(narrowing: TermNarrowing(check, holdsTerm: true), gathersFirst: false, isCommon: true)
+            ChunkNarrowing(narrowing: TermNarrowing(check, holdsTerm: true), isCommon: true)
         }
     }
 
     /// No chunk holds the term: no entry does.
     static let matchingNothing = ChunkNarrowing(
-        narrowing: TermNarrowing(SQLFragment(stringLiteral: PostgresEntryDialect.noRow), holdsTerm: true), gathersFirst: false
+        narrowing: TermNarrowing(SQLFragment(stringLiteral: PostgresEntryDialect.noRow), holdsTerm: true)
     )
 }

@@ -34,8 +34,10 @@ public protocol EntrySQLDialect {
     /// newest-first page then filters by `indexMatch` whatever the term.
     static func indexProbe(_ search: TermSearch, viewerID: Int64?) -> [SQLFragment]?
     /// The page of the entries `e` that `conditions` select, in `EntryListSQL.newestFirstOrder`,
-    /// `window` (`LIMIT … OFFSET …`) applied: `entryColumns` filtered, by default.
-    static func newestFirstPage(_ conditions: SQLFragment, window: SQLFragment) -> SQLFragment
+    /// `window` (`LIMIT … OFFSET …`) applied: `entryColumns` filtered, by default. With
+    /// `sortingMatches` (a narrowing's `sortsMatches`), the matches are read from their index
+    /// and sorted, not found by walking entries newest first.
+    static func newestFirstPage(_ conditions: SQLFragment, window: SQLFragment, sortingMatches: Bool) -> SQLFragment
     /// Whether entry `e` is one of `ids` (at most the count's bound and one), as one value, so
     /// that the statement's text is the same whatever their number.
     static func isOneOf(_ ids: [Int64]) -> SQLFragment
@@ -45,7 +47,7 @@ extension EntrySQLDialect {
     public static var shortestIndexedTerm: Int { 3 }
     public static func matchingRows(_ search: TermSearch, viewerID: Int64?) -> SQLFragment? { nil }
     public static func indexProbe(_ search: TermSearch, viewerID: Int64?) -> [SQLFragment]? { nil }
-    public static func newestFirstPage(_ conditions: SQLFragment, window: SQLFragment) -> SQLFragment {
+    public static func newestFirstPage(_ conditions: SQLFragment, window: SQLFragment, sortingMatches: Bool) -> SQLFragment {
         "\(sql: entryColumns) WHERE \(conditions) ORDER BY \(sql: EntryListSQL.newestFirstOrder) \(window)"
     }
 }
@@ -61,11 +63,16 @@ public struct TermNarrowing: Sendable {
     /// count to start from (`EntrySQLDialect.matchingRows`); nil where the engine has none
     /// (PostgreSQL's narrowings are conditions an index serves).
     public let rows: SQLFragment?
+    /// Whether a newest-first page reads the entries the condition's index finds and sorts
+    /// them, rather than walking entries newest first and checking each: for a term the
+    /// engine knows is rare where its planner cannot (`newestFirstPage(sortingMatches:)`).
+    public let sortsMatches: Bool
 
-    public init(_ condition: SQLFragment, holdsTerm: Bool, rows: SQLFragment? = nil) {
+    public init(_ condition: SQLFragment, holdsTerm: Bool, rows: SQLFragment? = nil, sortsMatches: Bool = false) {
         self.condition = condition
         self.holdsTerm = holdsTerm
         self.rows = rows
+        self.sortsMatches = sortsMatches
     }
 }
 
@@ -99,6 +106,12 @@ public struct TermSearch: Sendable {
         indexed = terms.filter { Self.isIndexed($0, shortest: shortestIndexed) }
         matchesNothing = terms.contains { $0.contains("\0") }
         self.shortTermsLead = shortTermsLead && !indexed.isEmpty && indexed.count < terms.count
+    }
+
+    /// Whether a narrowing of one of the terms has its newest-first page sort its matches
+    /// (`TermNarrowing.sortsMatches`).
+    public var sortsMatches: Bool {
+        terms.contains { narrowings[$0]?.sortsMatches == true }
     }
 
     /// Whether the page can come in relevance order: the ranked index drives it.
@@ -182,9 +195,9 @@ public struct EntryListSQL: Sendable {
         if countedByDiaries || search.matchesNothing {
             walkingPage = nil
         } else if filter.terms.isEmpty {
-            walkingPage = Self.newestFirst(probed + seek, window: walkWindow, Dialect.self)
+            walkingPage = Self.newestFirst(probed + seek, window: walkWindow, search, Dialect.self)
         } else if let probe = Dialect.indexProbe(search, viewerID: query.viewerID) {
-            walkingPage = Self.newestFirst(probed + probe + seek, window: walkWindow, Dialect.self)
+            walkingPage = Self.newestFirst(probed + probe + seek, window: walkWindow, search, Dialect.self)
         } else {
             walkingPage = nil
         }
@@ -197,14 +210,16 @@ public struct EntryListSQL: Sendable {
             page = Dialect.rankedPage(search, filters: filters, viewerID: query.viewerID, window: window)
             return
         }
-        page = Self.newestFirst(filtered + seek, window: window, Dialect.self)
+        page = Self.newestFirst(filtered + seek, window: window, search, Dialect.self)
     }
 
     /// The API's order, which the indexes on (created DESC, entry_id DESC) already have.
     public static let newestFirstOrder = "e.created DESC, e.entry_id DESC"
 
-    static func newestFirst<Dialect: EntrySQLDialect>(_ filtered: [SQLFragment], window: SQLFragment, _: Dialect.Type) -> SQLFragment {
-        Dialect.newestFirstPage(filtered.joined(separator: " AND "), window: window)
+    static func newestFirst<Dialect: EntrySQLDialect>(
+        _ filtered: [SQLFragment], window: SQLFragment, _ search: TermSearch?, _: Dialect.Type
+    ) -> SQLFragment {
+        Dialect.newestFirstPage(filtered.joined(separator: " AND "), window: window, sortingMatches: search?.sortsMatches ?? false)
     }
 
     /// The ids of at most `bound + 1` of a list's entries, walking an index of the matches: the
@@ -261,7 +276,7 @@ public struct EntryListSQL: Sendable {
             e.entry_id IN (SELECT e.entry_id FROM entries e WHERE \(([Dialect.isOneOf(ids)] + seek).joined(separator: " AND ")) \
             ORDER BY \(sql: Self.newestFirstOrder) \(window))
             """
-        return (Self.newestFirst([pageIDs], window: "", Dialect.self), false, offset)
+        return (Self.newestFirst([pageIDs], window: "", nil, Dialect.self), false, offset)
     }
 
     /// The total a store answers for `counted`, the number of ids `matches` found: past

@@ -90,7 +90,7 @@ struct PostgresChunkSearchTests {
 
     /// Random texts of a few syllables, punctuation, case and line breaks, searched for random
     /// pieces of themselves: the chunks change no answer, before the first ANALYZE (every chunk
-    /// counts as rare, its entries gathered first) and after it (common ones left to the
+    /// counts as rare, its matches read from the index and sorted) and after it (common ones left to the
     /// planner or not narrowed). Autovacuum is off for the table: its ANALYZE, at a moment
     /// the test does not choose, made how many pieces were narrowed vary from run to run.
     @Test func randomPiecesOfRandomTextsFindTheSameEntries() throws {
@@ -166,7 +166,7 @@ struct PostgresChunkSearchTests {
     /// A word in most entries, by the planner's statistics, is left to the walk newest first,
     /// which stops after the count's bound, where the chunk index would hand over every entry
     /// holding it; one they list in fewer is narrowed and left to the planner; before any
-    /// statistics, a term's entries are gathered first. Each finds the same entries either way.
+    /// statistics, a term's matches are read from the index and sorted. Each finds the same entries either way.
     @Test func commonWordsAreNotNarrowed() throws {
         try withDatabase { url in
             try writeOldDatabase(
@@ -176,9 +176,9 @@ struct PostgresChunkSearchTests {
             )
             let store = try PostgresDiaryStore(url: url)
             defer { store.close() }
-            // No statistics yet: every chunk counts as rare, and its entries are gathered first.
-            #expect(try narrowing(store, "weather")?.gathersFirst == true && narrowing(store, "the weather")?.gathersFirst == true)
-            // A word's gathered chunks hold it; a phrase's pairs of chunks need not.
+            // No statistics yet: every chunk counts as rare, and its matches are read from the index.
+            #expect(try narrowing(store, "weather")?.narrowing.sortsMatches == true && narrowing(store, "the weather")?.narrowing.sortsMatches == true)
+            // A rare word's chunks hold it; a phrase's pairs of chunks need not.
             #expect(try narrowing(store, "weather")?.narrowing.holdsTerm == true && narrowing(store, "the weather")?.narrowing.holdsTerm == false)
             for term in ["weather", "the weather"] {
                 #expect(try ids(store, term) == ids(store, term, narrowed: false), "\(term)")
@@ -191,7 +191,7 @@ struct PostgresChunkSearchTests {
             #expect(try !isNarrowed(store, "apples"))
             #expect(try isNarrowed(store, "kyoto") && isNarrowed(store, "kyoto weather"))
             // Listed, in a twentieth of the entries: narrowed, the plan left to the planner.
-            #expect(try narrowing(store, "autumn")?.gathersFirst == false && narrowing(store, "in autumn")?.gathersFirst == false)
+            #expect(try narrowing(store, "autumn")?.narrowing.sortsMatches == false && narrowing(store, "in autumn")?.narrowing.sortsMatches == false)
             // Left to the planner, a word is checked in the text, which a walk does first.
             #expect(try narrowing(store, "autumn")?.narrowing.holdsTerm == false)
             for term in ["weather", "the weather", "kyoto", "kyoto weather", "autumn", "in autumn", "apples"] {
