@@ -22,14 +22,15 @@ extension PostgresDiaryStore {
     static let mostCommonShare = 0.08
 
     /// `TermSearch.narrowings` for the terms of `query`, looked up in the snapshot of `session`'s
-    /// transaction, which then runs its list. When a rare term's matches are read from the
-    /// chunk index (`sortsMatches`), parallel workers are off for the rest of the transaction:
-    /// a few hundred rows, which workers cost more to start than they save (`zanzibar` at a million entries: 28 ms
-    /// each for the count and the page without them, 38 and 42 with them). Sent without a wait
-    /// of its own, as the read's time limit is.
+    /// transaction, which then runs its list. When the count reads the chunk index (a rare
+    /// term's matches, `sortsMatches`, or common words counted together, `probe`), parallel
+    /// workers are off for the rest of the transaction: they cost more to start than they save
+    /// (at a million entries, `zanzibar`'s count and page took 28 ms each without them, 38 and
+    /// 42 with them; `night train`'s count 33 against 41). Sent without a wait of its own, as
+    /// the read's time limit is.
     static func narrowings(for query: EntryQuery, _ session: SQLSession) throws -> [String: TermNarrowing] {
         let narrowings = try chunkNarrowings(session, terms: query.filter.terms)
-        if narrowings.values.contains(where: \.narrowing.sortsMatches) {
+        if narrowings.values.contains(where: { $0.narrowing.sortsMatches || $0.narrowing.probe != nil }) {
             try session.send("SET LOCAL max_parallel_workers_per_gather = 0")
         }
         return narrowings.mapValues(\.narrowing)
@@ -43,7 +44,37 @@ extension PostgresDiaryStore {
             guard let parts = TermChunks.parts(of: term) else { continue }
             narrowings[term] = try parts.count == 1 ? chunksHolding(parts[0], session) : pairsSpanning(parts, session)
         }
-        return narrowings
+        return countingCommonWordsTogether(narrowings)
+    }
+
+    /// The most entries, as a share of them, that two or more common words may be held by
+    /// together (the product of their shares) for their count to walk; below it, the count
+    /// reads the chunk index for all of them at once. The count walks until it has its bound's
+    /// matches: under a fifth, more than 5,000 entries, each checked for each word (about 5 µs).
+    /// `night train` (14 % and 43 % of a million entries, 6 % together) walked 16,000 entries
+    /// in 95–105 ms; the index, for both at once, took 28 ms.
+    static let mostJointShareWalked = 0.2
+
+    /// The largest share of entries one of those words may be in: the index reads each word's
+    /// list whole, and `coffee night` (97 % and 14 %) took 122 ms so, against 29 walked.
+    static let mostCommonShareCountedTogether = 0.5
+
+    /// `narrowings`, where two or more words are too common to narrow alone but rare enough
+    /// together (`mostJointShareWalked`), with those words' chunks as their count's condition
+    /// and their checks for any walk (`TermNarrowing.probe`).
+    static func countingCommonWordsTogether(_ narrowings: [String: ChunkNarrowing]) -> [String: ChunkNarrowing] {
+        let together = narrowings.filter { $0.value.commonLookUp.map { $0.share <= mostCommonShareCountedTogether } ?? false }
+        let jointShare = together.values.reduce(1.0) { $0 * ($1.commonLookUp?.share ?? 1) }
+        guard together.count >= 2, jointShare < mostJointShareWalked else { return narrowings }
+        var counted = narrowings
+        for (term, narrowing) in together {
+            guard let lookUp = narrowing.commonLookUp else { continue }
+            // A word's chunks hold it, as the check does (`chunksHolding`).
+            counted[term] = ChunkNarrowing(
+                narrowing: TermNarrowing(lookUp.condition, holdsTerm: true, probe: narrowing.narrowing.condition), isCommon: true
+            )
+        }
+        return counted
     }
 
     /// A term of one part: the entries holding a chunk of the vocabulary that holds it.
@@ -55,12 +86,11 @@ extension PostgresDiaryStore {
         guard chunks.count <= mostChunksPerTerm else { return nil }
         guard !chunks.isEmpty else { return .matchingNothing }
         let share = try commonShare(of: chunks, in: "entries_chunks", session)
-        guard share <= mostCommonShare else { return .common(part) }
         let listed = chunks.map { chunk -> SQLFragment in "\(chunk)" }.joined(separator: ", ")
+        let lookUp = { (entry: String) -> SQLFragment in "entry_chunks(\(sql: entry).title, \(sql: entry).body) && ARRAY[\(listed)]::text[]" }
+        guard share <= mostCommonShare else { return .common(part, lookUp: (lookUp("e"), share)) }
         // Each chunk holds the term and is a piece of the entry's folded title or body.
-        return narrowing(share: share, chunksHoldTerm: true) { entry in
-            "entry_chunks(\(sql: entry).title, \(sql: entry).body) && ARRAY[\(listed)]::text[]"
-        }
+        return narrowing(share: share, chunksHoldTerm: true, lookUp)
     }
 
     /// A term of several parts: the entries holding a pair of neighbouring chunks that the
@@ -137,12 +167,15 @@ struct ChunkNarrowing {
     /// the condition is then the term's own check (`PostgresEntryDialect.foldedCheck`), for the
     /// walk newest first the planner takes for such a term, which no index would shorten.
     var isCommon = false
+    /// For a common word, the chunk index's condition on entries `e` and the share of entries
+    /// it holds, for a count with other common words (`countingCommonWordsTogether`).
+    var commonLookUp: (condition: SQLFragment, share: Double)?
 
     /// The check of a term too common to narrow, or nil (searched as before) when the term is not
-    /// all ASCII.
-    static func common(_ term: String) -> ChunkNarrowing? {
+    /// all ASCII; with `lookUp` for a word, whose chunks hold it.
+    static func common(_ term: String, lookUp: (condition: SQLFragment, share: Double)? = nil) -> ChunkNarrowing? {
         PostgresEntryDialect.foldedCheck(term).map { check in
-            ChunkNarrowing(narrowing: TermNarrowing(check, holdsTerm: true), isCommon: true)
+            ChunkNarrowing(narrowing: TermNarrowing(check, holdsTerm: true), isCommon: true, commonLookUp: lookUp)
         }
     }
 

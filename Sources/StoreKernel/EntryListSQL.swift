@@ -67,12 +67,19 @@ public struct TermNarrowing: Sendable {
     /// them, rather than walking entries newest first and checking each: for a term the
     /// engine knows is rare where its planner cannot (`newestFirstPage(sortingMatches:)`).
     public let sortsMatches: Bool
+    /// What checks one entry for the term where entries are read one at a time (a walk
+    /// newest first, a count led by a tag), when that costs less there than `condition`,
+    /// which an index serves; every entry it selects holds the term. Nil: `condition` does.
+    public let probe: SQLFragment?
 
-    public init(_ condition: SQLFragment, holdsTerm: Bool, rows: SQLFragment? = nil, sortsMatches: Bool = false) {
+    public init(
+        _ condition: SQLFragment, holdsTerm: Bool, rows: SQLFragment? = nil, sortsMatches: Bool = false, probe: SQLFragment? = nil
+    ) {
         self.condition = condition
         self.holdsTerm = holdsTerm
         self.rows = rows
         self.sortsMatches = sortsMatches
+        self.probe = probe
     }
 }
 
@@ -112,6 +119,14 @@ public struct TermSearch: Sendable {
     /// (`TermNarrowing.sortsMatches`).
     public var sortsMatches: Bool {
         terms.contains { narrowings[$0]?.sortsMatches == true }
+    }
+
+    /// The search as entries read one at a time check it: each narrowing with a `probe` is
+    /// that probe.
+    public var probing: TermSearch {
+        guard narrowings.values.contains(where: { $0.probe != nil }) else { return self }
+        let probes = narrowings.mapValues { narrowing in narrowing.probe.map { TermNarrowing($0, holdsTerm: true) } ?? narrowing }
+        return TermSearch(terms, shortestIndexed: shortestIndexed, shortTermsLead: shortTermsLead, narrowings: probes)
     }
 
     /// Whether the page can come in relevance order: the ranked index drives it.
@@ -179,7 +194,7 @@ public struct EntryListSQL: Sendable {
         let filter = query.filter
         countedByDiaries = filter.query == nil && filter.since == nil && filter.until == nil && filter.tags.isEmpty
         let conditions = Self.conditions(query, search, tags: .gathered, Dialect.self)
-        let probed = Self.conditions(query, search, tags: .probed, Dialect.self)
+        let probed = Self.conditions(query, search.probing, tags: .probed, Dialect.self)
         let filtered = Self.filtered(conditions, search, viewerID: query.viewerID, Dialect.self)
         // Without a kept count, every filter counts up to the bound, so that a tag on a third of
         // a million entries costs what the bound's entries cost.
@@ -238,7 +253,7 @@ public struct EntryListSQL: Sendable {
         if let tag = query.filter.tags.first {
             // Joined, not `IN (SELECT …)`, which SQLite would first build into a list of every
             // entry holding the tag (44 ms for a tag on 317,000 entries, whatever the bound).
-            var probed = conditions(query, search, tags: .probed, leavingOutTag: tag, Dialect.self)
+            var probed = conditions(query, search.probing, tags: .probed, leavingOutTag: tag, Dialect.self)
             if let match = Dialect.indexMatch(search, viewerID: query.viewerID) { probed.append(match) }
             return """
                 SELECT e.entry_id FROM entry_tags m JOIN entries e ON e.entry_id = m.entry_id \

@@ -202,6 +202,44 @@ struct PostgresChunkSearchTests {
         }
     }
 
+    /// Two words each too common to narrow alone but rare together are counted through the
+    /// chunk index at once, and a walk checks each entry for them (`probe`); a word in most
+    /// entries is not read from the index so. Each search finds the same entries either way.
+    @Test func commonWordsRareTogetherAreCountedThroughTheIndex() throws {
+        try withDatabase { url in
+            try writeOldDatabase(
+                url, version: 9,
+                body: "md5(i::text) || ' the weather' || CASE WHEN i % 8 = 0 THEN ' Apples' ELSE '' END"
+                    + " || CASE WHEN i % 5 = 0 THEN ' pears.' ELSE '' END"
+            )
+            let store = try PostgresDiaryStore(url: url)
+            defer { store.close() }
+            try PostgresDiaryStore.withAdminConnection(url, subject: "statistics", timeout: PostgresDiaryStore.maintenanceTimeout) { session in
+                try session.execute("ANALYZE entries")
+            }
+            func narrowings(_ terms: [String]) throws -> [String: ChunkNarrowing] {
+                try store.read(.operation("chunks")) { session in try PostgresDiaryStore.chunkNarrowings(session, terms: terms) }
+            }
+            // In an eighth and a fifth of the entries, a fortieth together.
+            let together = try narrowings(["apples", "pears"])
+            #expect(together["apples"]?.narrowing.probe != nil && together["pears"]?.narrowing.probe != nil)
+            #expect(together.values.allSatisfy { $0.isCommon && $0.narrowing.holdsTerm })
+            // "weather" is in every entry: its list read whole would cost more than a walk.
+            #expect(try narrowings(["apples", "weather"]).values.allSatisfy { $0.narrowing.probe == nil })
+            for words in ["apples pears", "pears apples", "apples weather", "pears the"] {
+                for order in [EntryOrder.newest, .relevance] {
+                    let query = EntryQuery(page: PageRequest(page: 1, perPage: 100), filter: EntryFilter(query: words, order: order))
+                    let narrowed = try store.entries(query, narrowedByChunks: true)
+                    let plain = try store.entries(query, narrowedByChunks: false)
+                    #expect(narrowed.page.entries.map(\.id) == plain.page.entries.map(\.id), "\(words)")
+                    #expect(narrowed.page.total == plain.page.total, "\(words)")
+                }
+            }
+            let query = EntryQuery(page: PageRequest(page: 1, perPage: 100), filter: EntryFilter(query: "apples pears"))
+            #expect(try store.entries(query, narrowedByChunks: true).page.total == 50)
+        }
+    }
+
     /// A database of schema version 8, with entries in it, gets the chunk index and its
     /// vocabulary when a newer store opens it, and a rare word is found through it.
     @Test func aVersion8DatabaseGetsTheChunksOfItsEntries() throws {
