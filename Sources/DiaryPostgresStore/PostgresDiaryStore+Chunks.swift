@@ -87,7 +87,9 @@ extension PostgresDiaryStore {
         guard !chunks.isEmpty else { return .matchingNothing }
         let share = try commonShare(of: chunks, in: "entries_chunks", session)
         let listed = chunks.map { chunk -> SQLFragment in "\(chunk)" }.joined(separator: ", ")
-        let lookUp = { (entry: String) -> SQLFragment in "entry_chunks(\(sql: entry).title, \(sql: entry).body) && ARRAY[\(listed)]::text[]" }
+        let lookUp = { (entry: String) -> SQLFragment in
+            "entry_chunks(\(sql: entry).title, \(sql: entry).body) && ARRAY[\(listed)]::text[]"
+        }
         guard share <= mostCommonShare else { return .common(part, lookUp: (lookUp("e"), share)) }
         // Each chunk holds the term and is a piece of the entry's folded title or body.
         return narrowing(share: share, chunksHoldTerm: true, lookUp)
