@@ -63,16 +63,14 @@ extension PostgresDiaryStore {
     /// together (`mostJointShareWalked`), with those words' chunks as their count's condition
     /// and their checks for any walk (`TermNarrowing.probe`).
     static func countingCommonWordsTogether(_ narrowings: [String: ChunkNarrowing]) -> [String: ChunkNarrowing] {
-        let together = narrowings.filter { $0.value.commonLookUp.map { $0.share <= mostCommonShareCountedTogether } ?? false }
-        let jointShare = together.values.reduce(1.0) { $0 * ($1.commonLookUp?.share ?? 1) }
+        let together = narrowings.compactMapValues(\.commonLookUp).filter { $0.value.share <= mostCommonShareCountedTogether }
+        let jointShare = together.values.reduce(1.0) { $0 * $1.share }
         guard together.count >= 2, jointShare < mostJointShareWalked else { return narrowings }
         var counted = narrowings
-        for (term, narrowing) in together {
-            guard let lookUp = narrowing.commonLookUp else { continue }
+        for (term, lookUp) in together {
             // A word's chunks hold it, as the check does (`chunksHolding`).
-            counted[term] = ChunkNarrowing(
-                narrowing: TermNarrowing(lookUp.condition, holdsTerm: true, probe: narrowing.narrowing.condition), isCommon: true
-            )
+            let check = narrowings[term]?.narrowing.condition
+            counted[term] = ChunkNarrowing(narrowing: TermNarrowing(lookUp.condition, holdsTerm: true, probe: check), isCommon: true)
         }
         return counted
     }
@@ -87,12 +85,10 @@ extension PostgresDiaryStore {
         guard !chunks.isEmpty else { return .matchingNothing }
         let share = try commonShare(of: chunks, in: "entries_chunks", session)
         let listed = chunks.map { chunk -> SQLFragment in "\(chunk)" }.joined(separator: ", ")
-        let lookUp = { (entry: String) -> SQLFragment in
-            "entry_chunks(\(sql: entry).title, \(sql: entry).body) && ARRAY[\(listed)]::text[]"
-        }
-        guard share <= mostCommonShare else { return .common(part, lookUp: (lookUp("e"), share)) }
+        let lookUp: SQLFragment = "entry_chunks(e.title, e.body) && ARRAY[\(listed)]::text[]"
+        guard share <= mostCommonShare else { return .common(part, lookUp: (lookUp, share)) }
         // Each chunk holds the term and is a piece of the entry's folded title or body.
-        return narrowing(share: share, chunksHoldTerm: true, lookUp)
+        return narrowing(lookUp, share: share, chunksHoldTerm: true)
     }
 
     /// A term of several parts: the entries holding a pair of neighbouring chunks that the
@@ -118,15 +114,12 @@ extension PostgresDiaryStore {
         // Not every entry holding the pair holds the phrase: the chunks may be parted by a tab,
         // a line break or several spaces, a phrase of more parts is narrowed by its first two,
         // and a bucket holds other pairs too.
-        return narrowing(share: share, chunksHoldTerm: false) { entry in
-            "entry_chunk_pairs(\(sql: entry).title, \(sql: entry).body) && ARRAY[\(listed)]::integer[]"
-        }
+        return narrowing("entry_chunk_pairs(e.title, e.body) && ARRAY[\(listed)]::integer[]", share: share, chunksHoldTerm: false)
     }
 
-    /// The condition on entries `e` that narrows them to those `lookUp` (written for an entry's
-    /// alias) finds in the index. Keys the statistics list (`share` above 0) are left to the
-    /// planner, which knows how many entries hold them and chooses between the index and a
-    /// walk newest first.
+    /// The narrowing of entries `e` to those `lookUp`, a condition on them, finds in the index.
+    /// Keys the statistics list (`share` above 0) are left to the planner, which knows how many
+    /// entries hold them and chooses between the index and a walk newest first.
     ///
     /// Left to the planner, the term's check stays even when the chunks hold the term: in a
     /// walk newest first it runs before the chunk function, which it spares for the entries
@@ -140,9 +133,9 @@ extension PostgresDiaryStore {
     /// `kashaquamo` took 6 ms so, against 12 ms when its entries' ids were first gathered
     /// into an array, and its page 5 took 25 against 56 ms, which looked each of the array's
     /// 12,131 ids up again to sort them.
-    private static func narrowing(share: Double, chunksHoldTerm: Bool, _ lookUp: (String) -> SQLFragment) -> ChunkNarrowing {
-        guard share == 0 else { return ChunkNarrowing(narrowing: TermNarrowing(lookUp("e"), holdsTerm: false)) }
-        return ChunkNarrowing(narrowing: TermNarrowing(lookUp("e"), holdsTerm: chunksHoldTerm, sortsMatches: true))
+    private static func narrowing(_ lookUp: SQLFragment, share: Double, chunksHoldTerm: Bool) -> ChunkNarrowing {
+        guard share == 0 else { return ChunkNarrowing(narrowing: TermNarrowing(lookUp, holdsTerm: false)) }
+        return ChunkNarrowing(narrowing: TermNarrowing(lookUp, holdsTerm: chunksHoldTerm, sortsMatches: true))
     }
 
     /// The share of entries holding one of `keys` in the GIN index `index`, by the most common

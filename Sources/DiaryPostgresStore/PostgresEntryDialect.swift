@@ -159,10 +159,10 @@ enum PostgresEntryDialect: EntrySQLDialect {
     ///
     /// Sorting a narrowing's matches (`sortingMatches`), the inner order adds no time to
     /// `created`, so that no index on it can give the order and the planner reads the matches
-    /// from the chunk index, then sorts them. It guesses 0.5 % of entries for a chunk its
-    /// statistics do not list, and walked newest first instead: at a million entries, page 5
-    /// of `kashaquamo` (12,131 matches, each walked entry's chunks computed) took 140 ms;
-    /// its matches read and sorted, 25 ms.
+    /// from the chunk index, then sorts them: 25 ms for the 12,131 of `kashaquamo` at a million
+    /// entries. It guesses 0.5 % of entries for a chunk its statistics do not list, and may
+    /// walk newest first instead, computing each walked entry's chunks (for `zanzibar`, 46,000
+    /// entries and 440 ms: `PostgresDiaryStore.narrowing(_:share:chunksHoldTerm:)`).
     static func newestFirstPage(_ conditions: SQLFragment, window: SQLFragment, sortingMatches: Bool) -> SQLFragment {
         let order = sortingMatches ? "e.created + interval '0 seconds' DESC, e.entry_id DESC" : EntryListSQL.newestFirstOrder
         return """

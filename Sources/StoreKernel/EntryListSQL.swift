@@ -118,7 +118,7 @@ public struct TermSearch: Sendable {
     /// Whether a narrowing of one of the terms has its newest-first page sort its matches
     /// (`TermNarrowing.sortsMatches`).
     public var sortsMatches: Bool {
-        terms.contains { narrowings[$0]?.sortsMatches == true }
+        narrowings.values.contains(where: \.sortsMatches)
     }
 
     /// The search as entries read one at a time check it: each narrowing with a `probe` is
