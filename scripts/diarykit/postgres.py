@@ -47,6 +47,14 @@ class PostgresCluster:
         self.ctl("-l", f"{self.dir}/log", "-w", "-t", "60", "start", "-o",
                  f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c max_connections={max_connections}")
 
+    def restart_with(self, **settings):
+        """Sets each of `settings` (ALTER SYSTEM, kept in the cluster's postgresql.auto.conf) and
+        restarts the server: some, such as shared_buffers, are read only when it starts."""
+        for name, value in settings.items():
+            self.sql(f"ALTER SYSTEM SET {name} = '{value}'")
+        self.stop("fast")
+        self.start()
+
     def processes(self):
         """The postmaster first, then every process it started (backends, background workers)."""
         with open(f"{self.dir}/data/postmaster.pid") as file:
