@@ -22,18 +22,9 @@ extension PostgresDiaryStore {
     static let mostCommonShare = 0.08
 
     /// `TermSearch.narrowings` for the terms of `query`, looked up in the snapshot of `session`'s
-    /// transaction, which then runs its list. When the count reads the chunk index (a rare
-    /// term's matches, `sortsMatches`, or common words counted together, `probe`), parallel
-    /// workers are off for the rest of the transaction: they cost more to start than they save
-    /// (at a million entries, `zanzibar`'s count and page took 28 ms each without them, 38 and
-    /// 42 with them; `night train`'s count 33 against 41). Sent without a wait of its own, as
-    /// the read's time limit is.
+    /// transaction, which then runs its list.
     static func narrowings(for query: EntryQuery, _ session: SQLSession) throws -> [String: TermNarrowing] {
-        let narrowings = try chunkNarrowings(session, terms: query.filter.terms)
-        if narrowings.values.contains(where: { $0.narrowing.sortsMatches || $0.narrowing.probe != nil }) {
-            try session.send("SET LOCAL max_parallel_workers_per_gather = 0")
-        }
-        return narrowings.mapValues(\.narrowing)
+        try chunkNarrowings(session, terms: query.filter.terms).mapValues(\.narrowing)
     }
 
     /// What narrows each indexed term of `terms` that the chunks can narrow: the condition

@@ -63,6 +63,7 @@ extension PostgresDiaryStore {
     /// `settings` (such as `enable_seqscan = off`): for tests.
     func queryPlan(for query: EntryQuery, settings: [String] = []) throws(StoreError) -> String {
         try read(.operation("query plan")) { session in
+            try Self.withoutParallelWorkers(session)
             for setting in settings { try session.execute("SET LOCAL \(setting)") }
             let narrowings = try Self.narrowings(for: query, session)
             let explain: SQLFragment = "EXPLAIN \(EntryListSQL(query, dialect: PostgresEntryDialect.self, narrowings: narrowings).page)"

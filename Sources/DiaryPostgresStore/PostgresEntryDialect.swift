@@ -152,6 +152,15 @@ enum PostgresEntryDialect: EntrySQLDialect {
         []
     }
 
+    /// The viewer's diaries gathered once into an array (an `InitPlan`), which each entry is
+    /// checked against. As `IN (SELECT …)`, a hashed subplan the planner could not weigh, the
+    /// count of a tag with a token merged the tag's entries with the whole primary key at a
+    /// million entries: 77,833 entries read for 1,001 of `night`, 39 ms, where the anonymous
+    /// count looked each of them up, 2 ms (3.5 ms so with a token).
+    static func inDiaryOf(_ userID: Int64) -> SQLFragment {
+        "e.diary_id = ANY (ARRAY(SELECT diary_id FROM diaries WHERE user_id = \(userID)))"
+    }
+
     /// The page's ids first, then their columns: PostgreSQL computes the select list (the
     /// tags' `ARRAY` subquery, the author's joins) for each row an `OFFSET` skips too. At
     /// 100,000 entries `page=450` took 65 ms so, 11 ms ids first. Ordered by the ids' own

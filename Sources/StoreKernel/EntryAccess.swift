@@ -34,11 +34,17 @@ public enum EntryAccess {
     }
 
     /// The entries `viewerID` may list, as a condition on entries `e`: public ones, and all of
-    /// the viewer's own. `visibility = 'public'` is written out so that the indexes on public
-    /// entries serve it.
-    public static func listable(by viewerID: Int64?) -> SQLFragment {
+    /// the viewer's own, in a diary `inDiaryOf` says is theirs (an engine may write that its
+    /// own way: `EntrySQLDialect.inDiaryOf`). `visibility = 'public'` is written out so that
+    /// the indexes on public entries serve it.
+    public static func listable(by viewerID: Int64?, inDiaryOf: (Int64) -> SQLFragment = inDiaryOf) -> SQLFragment {
         guard let viewerID else { return "e.visibility = 'public'" }
-        return "(e.visibility = 'public' OR e.diary_id IN (SELECT diary_id FROM diaries WHERE user_id = \(viewerID)))"
+        return "(e.visibility = 'public' OR \(inDiaryOf(viewerID)))"
+    }
+
+    /// Whether entry `e` is in one of the diaries of `userID`.
+    public static func inDiaryOf(_ userID: Int64) -> SQLFragment {
+        "e.diary_id IN (SELECT diary_id FROM diaries WHERE user_id = \(userID))"
     }
 
     /// The diary `userID` asks to write to, as the engine read it (nil: no such diary), when

@@ -41,12 +41,16 @@ public protocol EntrySQLDialect {
     /// Whether entry `e` is one of `ids` (at most the count's bound and one), as one value, so
     /// that the statement's text is the same whatever their number.
     static func isOneOf(_ ids: [Int64]) -> SQLFragment
+    /// Whether entry `e` is in one of the diaries of `userID`, for `EntryAccess.listable`:
+    /// `EntryAccess.inDiaryOf` by default.
+    static func inDiaryOf(_ userID: Int64) -> SQLFragment
 }
 
 extension EntrySQLDialect {
     public static var shortestIndexedTerm: Int { 3 }
     public static func matchingRows(_ search: TermSearch, viewerID: Int64?) -> SQLFragment? { nil }
     public static func indexProbe(_ search: TermSearch, viewerID: Int64?) -> [SQLFragment]? { nil }
+    public static func inDiaryOf(_ userID: Int64) -> SQLFragment { EntryAccess.inDiaryOf(userID) }
     public static func newestFirstPage(_ conditions: SQLFragment, window: SQLFragment, sortingMatches: Bool) -> SQLFragment {
         "\(sql: entryColumns) WHERE \(conditions) ORDER BY \(sql: EntryListSQL.newestFirstOrder) \(window)"
     }
@@ -317,7 +321,7 @@ public struct EntryListSQL: Sendable {
         _: Dialect.Type
     ) -> [SQLFragment] {
         let filter = query.filter
-        var conditions = [EntryAccess.listable(by: query.viewerID)]
+        var conditions = [EntryAccess.listable(by: query.viewerID, inDiaryOf: Dialect.inDiaryOf)]
         if let diaryID = query.diaryID { conditions.append("e.diary_id = \(diaryID)") }
         if let since = filter.since { conditions.append("e.created >= \(since)") }
         if let until = filter.until { conditions.append("e.created <= \(until)") }
