@@ -23,47 +23,92 @@ extension PostgresDiaryStore {
 
     /// `TermSearch.narrowings` for the terms of `query`, looked up in the snapshot of `session`'s
     /// transaction, which then runs its list.
+    ///
+    /// When the count reads a common word's list of entries (`countingCommonWordsTogether`),
+    /// its bitmap gets `bitmapMemory` for the rest of the transaction: in the default 4 MB, the
+    /// 141,440 entries of `night` at a million entries did not fit one bit each, and the pages
+    /// that lost their bits had every entry's chunks computed again, 84 ms against 31.
     static func narrowings(for query: EntryQuery, _ session: SQLSession) throws -> [String: TermNarrowing] {
-        try chunkNarrowings(session, terms: query.filter.terms).mapValues(\.narrowing)
+        let narrowings = try chunkNarrowings(session, terms: query.filter.terms, tags: query.filter.tags).mapValues(\.narrowing)
+        if narrowings.values.contains(where: { $0.probe != nil }) {
+            try session.send("SET LOCAL work_mem = '\(bitmapMemory)'")
+        }
+        return narrowings
     }
 
+    /// What a count reading a common word's list may hold in memory: a bit for each entry of
+    /// a million, in pages of about seven (PostgreSQL's bitmap keeps one entry of 64 bytes per
+    /// page, 143,000 pages at a million entries: 9 MB). A larger database loses bits past it
+    /// and checks those pages' entries again, as before.
+    static let bitmapMemory = "16MB"
+
     /// What narrows each indexed term of `terms` that the chunks can narrow: the condition
-    /// on entries `e` for `TermSearch.narrowings`, `FALSE` when no chunk holds the term.
-    static func chunkNarrowings(_ session: SQLSession, terms: [String]) throws -> [String: ChunkNarrowing] {
+    /// on entries `e` for `TermSearch.narrowings`, `FALSE` when no chunk holds the term; with
+    /// the `tags` asked beside them.
+    static func chunkNarrowings(_ session: SQLSession, terms: [String], tags: [String] = []) throws -> [String: ChunkNarrowing] {
         var narrowings: [String: ChunkNarrowing] = [:]
         for term in Set(TermSearch(terms, shortestIndexed: PostgresEntryDialect.shortestIndexedTerm).indexed) {
             guard let parts = TermChunks.parts(of: term) else { continue }
             narrowings[term] = try parts.count == 1 ? chunksHolding(parts[0], session) : pairsSpanning(parts, session)
         }
-        return countingCommonWordsTogether(narrowings)
+        return try countingCommonWordsTogether(narrowings, tags: tags, session)
     }
 
-    /// The most entries, as a share of them, that two or more common words may be held by
-    /// together (the product of their shares) for their count to walk; below it, the count
-    /// reads the chunk index for all of them at once. The count walks until it has its bound's
-    /// matches: under a fifth, more than 5,000 entries, each checked for each word (about 5 µs).
-    /// `night train` (14 % and 43 % of a million entries, 6 % together) walked 16,000 entries
-    /// in 95–105 ms; the index, for both at once, took 28 ms.
+    /// The most entries, as a share of them, that common words may be held by together (the
+    /// product of their shares) for their count to walk; below it, the count reads the chunk
+    /// index for all of them at once. The count walks until it has its bound's matches: under a
+    /// fifth, more than 5,000 entries, each checked for each word (about 5 µs). `night train`
+    /// (14 % and 43 % of a million entries, 6 % together) walked 16,000 entries in 95–105 ms;
+    /// the index, for both at once, took 28 ms. `night` alone took 47 ms walked, 38 so.
     static let mostJointShareWalked = 0.2
 
     /// The largest share of entries one of those words may be in: the index reads each word's
     /// list whole, and `coffee night` (97 % and 14 %) took 122 ms so, against 29 walked.
     static let mostCommonShareCountedTogether = 0.5
 
-    /// `narrowings`, where two or more words are too common to narrow alone but rare enough
-    /// together (`mostJointShareWalked`), with those words' chunks as their count's condition
-    /// and their checks for any walk (`TermNarrowing.probe`).
-    static func countingCommonWordsTogether(_ narrowings: [String: ChunkNarrowing]) -> [String: ChunkNarrowing] {
+    /// `narrowings`, where words too common to narrow alone are in few enough entries together
+    /// (`mostJointShareWalked`), with those words' chunks as their count's condition and their
+    /// checks for any walk (`TermNarrowing.probe`). A word in most entries is left to its check:
+    /// `coffee night` counts through the index of `night`, each of its entries checked for
+    /// `coffee` (69 ms walked, 45–50 so).
+    ///
+    /// With `tags`, the count is led by whichever holds fewer entries: the words together, each
+    /// entry of theirs then probed for the tags (`TermNarrowing.leadsTags`), or the rarest tag,
+    /// each of its entries checked for the words. Led by the tag `daily` (32 % of a million
+    /// entries), `night train` walked 16,000 of its entries, 325 ms, and `night` 7,000, 136 ms;
+    /// led by the words, 56 and 47 ms.
+    static func countingCommonWordsTogether(
+        _ narrowings: [String: ChunkNarrowing], tags: [String], _ session: SQLSession
+    ) throws -> [String: ChunkNarrowing] {
         let together = narrowings.compactMapValues(\.commonLookUp).filter { $0.value.share <= mostCommonShareCountedTogether }
         let jointShare = together.values.reduce(1.0) { $0 * $1.share }
-        guard together.count >= 2, jointShare < mostJointShareWalked else { return narrowings }
+        guard !together.isEmpty, jointShare < mostJointShareWalked else { return narrowings }
+        let leadsTags = try !tags.isEmpty && jointShare < rarestShare(of: tags, session)
         var counted = narrowings
         for (term, lookUp) in together {
             // A word's chunks hold it, as the check does (`chunksHolding`).
             let check = narrowings[term]?.narrowing.condition
-            counted[term] = ChunkNarrowing(narrowing: TermNarrowing(lookUp.condition, holdsTerm: true, probe: check), isCommon: true)
+            let narrowing = TermNarrowing(lookUp.condition, holdsTerm: true, probe: check, leadsTags: leadsTags)
+            counted[term] = ChunkNarrowing(narrowing: narrowing, isCommon: true)
         }
         return counted
+    }
+
+    /// The share of entries holding the rarest of `tags`, by the most common values ANALYZE
+    /// found in `entry_tags` (a share of its rows, which are more than the entries); 0 when one
+    /// of them is not listed (rarer than those that are), or before the first ANALYZE.
+    private static func rarestShare(of tags: [String], _ session: SQLSession) throws -> Double {
+        try session.one((Double).self, """
+            SELECT coalesce(min(coalesce(listed.frequency, 0))
+                * (SELECT reltuples FROM pg_class WHERE oid = 'entry_tags'::regclass)
+                / nullif((SELECT reltuples FROM pg_class WHERE oid = 'entries'::regclass), 0), 0)::float8
+            FROM unnest($1::text[]) AS asked (tag)
+            LEFT JOIN (
+                SELECT common.tag, common.frequency
+                FROM pg_stats AS stats, unnest(stats.most_common_vals::text::text[], stats.most_common_freqs) AS common (tag, frequency)
+                WHERE stats.schemaname = current_schema() AND stats.tablename = 'entry_tags' AND stats.attname = 'tag'
+            ) AS listed ON listed.tag = asked.tag
+            """, [tags]) ?? 0
     }
 
     /// A term of one part: the entries holding a chunk of the vocabulary that holds it.

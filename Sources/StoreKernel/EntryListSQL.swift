@@ -75,15 +75,21 @@ public struct TermNarrowing: Sendable {
     /// newest first, a count led by a tag), when that costs less there than `condition`,
     /// which an index serves; every entry it selects holds the term. Nil: `condition` does.
     public let probe: SQLFragment?
+    /// Whether the count is led by `condition`'s index even when tags are asked, each tag then
+    /// probed by entry: the engine found the term's entries fewer than the rarest tag's. Else
+    /// the first tag leads, and the term is checked (`probe`) in each of its entries.
+    public let leadsTags: Bool
 
     public init(
-        _ condition: SQLFragment, holdsTerm: Bool, rows: SQLFragment? = nil, sortsMatches: Bool = false, probe: SQLFragment? = nil
+        _ condition: SQLFragment, holdsTerm: Bool, rows: SQLFragment? = nil, sortsMatches: Bool = false, probe: SQLFragment? = nil,
+        leadsTags: Bool = false
     ) {
         self.condition = condition
         self.holdsTerm = holdsTerm
         self.rows = rows
         self.sortsMatches = sortsMatches
         self.probe = probe
+        self.leadsTags = leadsTags
     }
 }
 
@@ -123,6 +129,11 @@ public struct TermSearch: Sendable {
     /// (`TermNarrowing.sortsMatches`).
     public var sortsMatches: Bool {
         narrowings.values.contains(where: \.sortsMatches)
+    }
+
+    /// Whether a narrowing's index leads the count over the tags (`TermNarrowing.leadsTags`).
+    public var leadsTags: Bool {
+        narrowings.values.contains(where: \.leadsTags)
     }
 
     /// The search as entries read one at a time check it: each narrowing with a `probe` is
@@ -242,7 +253,8 @@ public struct EntryListSQL: Sendable {
     }
 
     /// The ids of at most `bound + 1` of a list's entries, walking an index of the matches: the
-    /// engine's of the terms (each tag then probed by entry), else the first tag's, so that a word or a tag in most entries costs `bound`
+    /// engine's of the terms (each tag then probed by entry), else the first tag's unless a
+    /// term's narrowing leads the tags, so that a word or a tag in most entries costs `bound`
     /// rows, not all of them.
     static func matches<Dialect: EntrySQLDialect>(
         _ query: EntryQuery, _ search: TermSearch, filtered: [SQLFragment], probed: [SQLFragment], bound: Int, _: Dialect.Type
@@ -253,6 +265,10 @@ public struct EntryListSQL: Sendable {
                 SELECT e.entry_id FROM \(rows) m JOIN entries e ON e.entry_id = m.rowid \
                 WHERE \(probed.joined(separator: " AND ")) \(window)
                 """
+        }
+        if !query.filter.tags.isEmpty, search.leadsTags {
+            let led = Self.filtered(Self.conditions(query, search, tags: .probed, Dialect.self), search, viewerID: query.viewerID, Dialect.self)
+            return "SELECT e.entry_id FROM entries e WHERE \(led.joined(separator: " AND ")) \(window)"
         }
         if let tag = query.filter.tags.first {
             // Joined, not `IN (SELECT …)`, which SQLite would first build into a list of every

@@ -218,24 +218,39 @@ struct PostgresChunkSearchTests {
             let store = try PostgresDiaryStore(url: url)
             defer { store.close() }
             try PostgresDiaryStore.withAdminConnection(url, subject: "statistics", timeout: PostgresDiaryStore.maintenanceTimeout) { session in
-                try session.execute("ANALYZE entries")
+                // A tag on half of the entries, and one on a hundredth of them.
+                try session.execute("""
+                    INSERT INTO entry_tags (entry_id, tag) SELECT entry_id, 'half' FROM entries WHERE entry_id % 2 = 0
+                    UNION ALL SELECT entry_id, 'rare' FROM entries WHERE entry_id % 100 = 0
+                    """)
+                try session.execute("ANALYZE entries, entry_tags")
             }
-            func narrowings(_ terms: [String]) throws -> [String: ChunkNarrowing] {
-                try store.read(.operation("chunks")) { session in try PostgresDiaryStore.chunkNarrowings(session, terms: terms) }
+            func narrowings(_ terms: [String], tags: [String] = []) throws -> [String: ChunkNarrowing] {
+                try store.read(.operation("chunks")) { session in try PostgresDiaryStore.chunkNarrowings(session, terms: terms, tags: tags) }
             }
             // In an eighth and a fifth of the entries, a fortieth together.
             let together = try narrowings(["apples", "pears"])
             #expect(together["apples"]?.narrowing.probe != nil && together["pears"]?.narrowing.probe != nil)
-            #expect(together.values.allSatisfy { $0.isCommon && $0.narrowing.holdsTerm })
-            // "weather" is in every entry: its list read whole would cost more than a walk.
-            #expect(try narrowings(["apples", "weather"]).values.allSatisfy { $0.narrowing.probe == nil })
-            for words in ["apples pears", "pears apples", "apples weather", "pears the"] {
+            #expect(together.values.allSatisfy { $0.isCommon && $0.narrowing.holdsTerm && !$0.narrowing.leadsTags })
+            // An eighth alone is few enough; "weather" is in every entry: its list read whole
+            // would cost more than a walk.
+            let alone = try narrowings(["apples", "weather"])
+            #expect(alone["apples"]?.narrowing.probe != nil && alone["weather"]?.narrowing.probe == nil)
+            #expect(try narrowings(["weather"]).values.allSatisfy { $0.narrowing.probe == nil })
+            // The words lead a tag on more entries than they are in, not one on fewer.
+            #expect(try narrowings(["apples", "pears"], tags: ["half"]).values.allSatisfy(\.narrowing.leadsTags))
+            #expect(try narrowings(["apples", "pears"], tags: ["rare"]).values.allSatisfy { !$0.narrowing.leadsTags })
+            #expect(try narrowings(["apples", "pears"], tags: ["half", "rare"]).values.allSatisfy { !$0.narrowing.leadsTags })
+            for words in ["apples pears", "pears apples", "apples weather", "pears the", "apples"] {
                 for order in [EntryOrder.newest, .relevance] {
-                    let query = EntryQuery(page: PageRequest(page: 1, perPage: 100), filter: EntryFilter(query: words, order: order))
-                    let narrowed = try store.entries(query, narrowedByChunks: true)
-                    let plain = try store.entries(query, narrowedByChunks: false)
-                    #expect(narrowed.page.entries.map(\.id) == plain.page.entries.map(\.id), "\(words)")
-                    #expect(narrowed.page.total == plain.page.total, "\(words)")
+                    for tags in [[], ["half"], ["rare"]] {
+                        let filter = EntryFilter(query: words, order: order, tags: tags)
+                        let query = EntryQuery(page: PageRequest(page: 1, perPage: 100), filter: filter)
+                        let narrowed = try store.entries(query, narrowedByChunks: true)
+                        let plain = try store.entries(query, narrowedByChunks: false)
+                        #expect(narrowed.page.entries.map(\.id) == plain.page.entries.map(\.id), "\(words) \(tags)")
+                        #expect(narrowed.page.total == plain.page.total, "\(words) \(tags)")
+                    }
                 }
             }
             let query = EntryQuery(page: PageRequest(page: 1, perPage: 100), filter: EntryFilter(query: "apples pears"))

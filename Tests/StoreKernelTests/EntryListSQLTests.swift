@@ -159,6 +159,24 @@ enum ProbingDialect: EntrySQLDialect {
             """)
     }
 
+    /// A narrowing that leads the tags has its condition's index drive the count, each tag
+    /// probed; a narrowing with a probe that does not has the tag lead, the probe checking.
+    @Test func aNarrowingThatLeadsTheTagsDrivesTheCount() {
+        func count(leadsTags: Bool) -> String {
+            let narrowing = TermNarrowing("chunks(night)", holdsTerm: true, probe: "check(night)", leadsTags: leadsTags)
+            let query = EntryQuery(filter: EntryFilter(query: "night", tags: ["daily"]))
+            return rendered(EntryListSQL(query, dialect: MarkedDialect.self, narrowings: ["night": narrowing]).matches).sql
+        }
+        #expect(count(leadsTags: true) == """
+            SELECT e.entry_id FROM entries e WHERE e.visibility = 'public' \
+            AND EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.entry_id AND t.tag = $1) AND term($2) AND match($3) LIMIT $4
+            """)
+        #expect(count(leadsTags: false) == """
+            SELECT e.entry_id FROM entry_tags m JOIN entries e ON e.entry_id = m.entry_id \
+            WHERE m.tag = $1 AND e.visibility = 'public' AND term($2) AND match($3) LIMIT $4
+            """)
+    }
+
     @Test func anExportBatchIsTheOwnersEntriesOrThePublicOnes() {
         let own = rendered(EntryListSQL.exportBatch(afterID: 7, limit: 500, ownerID: 2, dialect: MarkedDialect.self))
         #expect(own.sql == "SELECT cols FROM entries e WHERE e.entry_id > $1 AND +d.user_id = $2 ORDER BY e.entry_id LIMIT $3")
