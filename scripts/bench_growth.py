@@ -7,7 +7,9 @@ up to 10 s; a 503 beside a time says it took longer), and each
 request kind below is sent SAMPLES times in a row, anonymously and with a token. The table shows,
 per kind and size, the median and the worst time (the worst of 20 is the p99 a reader would
 feel), with the server's start-up time and peak RSS. Timed by the client over one keep-alive
-connection on 127.0.0.1; a kind whose first answers each take over a second stops early.
+connection on 127.0.0.1; a kind whose first answers each take over a second stops early. On
+PostgreSQL, the cluster's shared_buffers is a quarter of the machine's memory, as an operator
+sets it (docs/postgresql.md).
 """
 
 import os
@@ -130,7 +132,7 @@ def dedicated_shared_buffers_mib():
     own ("a reasonable starting value for shared_buffers is 25% of the memory"), where the
     default is 128 MB. At a million entries the database is 4 GB; in 128 MB, the 12,000 pages of
     a word in one entry in a hundred are pushed out by other searches and copied back from the
-    kernel's cache on the next (docs/postgresql.md, "Memory")."""
+    kernel's cache on the next (docs/postgresql.md, `shared_buffers`)."""
     with open("/proc/meminfo") as meminfo:
         total_kib = next(int(line.split()[1]) for line in meminfo if line.startswith("MemTotal:"))
     return total_kib // 1024 // 4
