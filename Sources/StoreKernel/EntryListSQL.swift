@@ -267,7 +267,8 @@ public struct EntryListSQL: Sendable {
                 """
         }
         if !query.filter.tags.isEmpty, search.leadsTags {
-            let led = Self.filtered(Self.conditions(query, search, tags: .probed, Dialect.self), search, viewerID: query.viewerID, Dialect.self)
+            let tagsProbed = Self.conditions(query, search, tags: .probed, Dialect.self)
+            let led = Self.filtered(tagsProbed, search, viewerID: query.viewerID, Dialect.self)
             return "SELECT e.entry_id FROM entries e WHERE \(led.joined(separator: " AND ")) \(window)"
         }
         if let tag = query.filter.tags.first {

@@ -226,7 +226,9 @@ struct PostgresChunkSearchTests {
                 try session.execute("ANALYZE entries, entry_tags")
             }
             func narrowings(_ terms: [String], tags: [String] = []) throws -> [String: ChunkNarrowing] {
-                try store.read(.operation("chunks")) { session in try PostgresDiaryStore.chunkNarrowings(session, terms: terms, tags: tags) }
+                try store.read(.operation("chunks")) { session in
+                    try PostgresDiaryStore.chunkNarrowings(session, terms: terms, tags: tags)
+                }
             }
             // In an eighth and a fifth of the entries, a fortieth together.
             let together = try narrowings(["apples", "pears"])
