@@ -36,9 +36,21 @@ extension SQLiteDiaryStore {
     /// part as `TermChunks.places` says. A term of one part is held by every entry so found; a
     /// phrase is then checked in each.
     static func narrowings(_ db: Database, terms: [String]) throws -> [String: TermNarrowing] {
+        try chunkLookUp(db, terms: terms).narrowings
+    }
+
+    /// What the chunk index says of the terms of a search: the narrowings of those it narrows
+    /// (`narrowings(_:terms:)`), and those its chunks found in more than `mostNarrowedEntries`.
+    struct ChunkLookUp {
         var narrowings: [String: TermNarrowing] = [:]
+        var common: Set<String> = []
+    }
+
+    /// `ChunkLookUp` of `terms`.
+    static func chunkLookUp(_ db: Database, terms: [String]) throws -> ChunkLookUp {
+        var lookUp = ChunkLookUp()
         // An offline replica keeps no chunk index (`withoutChunkIndex`).
-        guard try keepsChunkIndex(db) else { return narrowings }
+        guard try keepsChunkIndex(db) else { return lookUp }
         for term in Set(TermSearch(terms, shortestIndexed: SQLiteEntryDialect.shortestIndexedTerm).indexed) {
             guard term.unicodeScalars.allSatisfy(\.isASCII), let parts = TermChunks.parts(of: term) else { continue }
             var alternatives: [[String]] = []
@@ -53,10 +65,13 @@ extension SQLiteDiaryStore {
                 alternatives.append(chunks)
             }
             guard !alternatives.isEmpty else { continue }
-            guard let ids = try entries(holdingOneOfEach: alternatives, db) else { continue }
-            narrowings[term] = narrowing(ids, holdsTerm: parts.count == 1)
+            guard let ids = try entries(holdingOneOfEach: alternatives, db) else {
+                lookUp.common.insert(term)
+                continue
+            }
+            lookUp.narrowings[term] = narrowing(ids, holdsTerm: parts.count == 1)
         }
-        return narrowings
+        return lookUp
     }
 
     /// The narrowing to the entries `ids`, as one value (a JSON array), so that the statement's

@@ -39,8 +39,30 @@ extension SQLiteDiaryStore {
     /// The statements of `query`, planned with what the indexes say of its terms: whether its
     /// short terms lead, and (`narrowedByChunks`) what the chunk index narrows.
     private static func listSQL(_ db: Database, _ query: EntryQuery, narrowedByChunks: Bool = true) throws -> EntryListSQL {
-        let narrowings = narrowedByChunks ? try narrowings(db, terms: query.filter.terms) : [:]
-        return EntryListSQL(query, dialect: SQLiteEntryDialect.self, shortTermsLead: try shortTermsLead(db, query), narrowings: narrowings)
+        let lookUp = narrowedByChunks ? try chunkLookUp(db, terms: query.filter.terms) : ChunkLookUp()
+        let shortTermsLead = try shortTermsLead(db, query)
+        return EntryListSQL(
+            query, dialect: SQLiteEntryDialect.self, shortTermsLead: shortTermsLead, narrowings: lookUp.narrowings,
+            tagLeads: try !shortTermsLead && tagLeads(db, query, lookUp)
+        )
+    }
+
+    /// Whether the first tag of `query` leads its count (`TermSearch.tagLeads`, the first is the
+    /// one that leads): every indexed term is in more entries than `mostNarrowedEntries`
+    /// (`ChunkLookUp.common`), and the tag in fewer. Led by the trigram matches of `night` (in 14 % of a million entries), each
+    /// probed for the tag `night` (13,238 entries) until the count had its bound, a search of
+    /// the word with the tag took 228–252 ms, and `coffee` with it 115–138; led by the tag,
+    /// 53–68 and 14–17 ms. The tag's entries are counted whoever may list them: the plan
+    /// changes what the count costs, never what it finds.
+    static func tagLeads(_ db: Database, _ query: EntryQuery, _ lookUp: ChunkLookUp) throws -> Bool {
+        let search = TermSearch(query.filter.terms, shortestIndexed: SQLiteEntryDialect.shortestIndexedTerm)
+        guard let tag = query.filter.tags.first, !search.indexed.isEmpty, search.indexed.allSatisfy(lookUp.common.contains) else {
+            return false
+        }
+        let tagged = try db.cachedStatement(
+            sql: "SELECT count(*) FROM (SELECT 1 FROM entry_tags WHERE tag = ? LIMIT \(mostNarrowedEntries))"
+        )
+        return try Int.fetchOne(tagged, arguments: [tag]) ?? 0 < mostNarrowedEntries
     }
 
     /// The entries of `ids`, in that order, with their authors and tags.

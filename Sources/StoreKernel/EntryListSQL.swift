@@ -112,13 +112,20 @@ public struct TermSearch: Sendable {
     /// text more cheaply than the plain condition. A term without one is searched by the
     /// engine's plain term condition.
     public let narrowings: [String: TermNarrowing]
+    /// The engine found the first tag asked beside the terms in fewer entries than the terms'
+    /// index would hand the count: the tag leads the count, and each of its entries is checked
+    /// for the terms one at a time (`EntrySQLDialect.indexProbe`), where the engine's index of
+    /// the terms would lead it otherwise (`matchingRows`).
+    public let tagLeads: Bool
     let shortestIndexed: Int
 
     public init(
-        _ terms: [String], shortestIndexed: Int = 3, shortTermsLead: Bool = false, narrowings: [String: TermNarrowing] = [:]
+        _ terms: [String], shortestIndexed: Int = 3, shortTermsLead: Bool = false, narrowings: [String: TermNarrowing] = [:],
+        tagLeads: Bool = false
     ) {
         self.terms = terms
         self.narrowings = narrowings
+        self.tagLeads = tagLeads
         self.shortestIndexed = shortestIndexed
         indexed = terms.filter { Self.isIndexed($0, shortest: shortestIndexed) }
         matchesNothing = terms.contains { $0.contains("\0") }
@@ -141,7 +148,7 @@ public struct TermSearch: Sendable {
     public var probing: TermSearch {
         guard narrowings.values.contains(where: { $0.probe != nil }) else { return self }
         let probes = narrowings.mapValues { narrowing in narrowing.probe.map { TermNarrowing($0, holdsTerm: true) } ?? narrowing }
-        return TermSearch(terms, shortestIndexed: shortestIndexed, shortTermsLead: shortTermsLead, narrowings: probes)
+        return TermSearch(terms, shortestIndexed: shortestIndexed, shortTermsLead: shortTermsLead, narrowings: probes, tagLeads: tagLeads)
     }
 
     /// Whether the page can come in relevance order: the ranked index drives it.
@@ -194,13 +201,15 @@ public struct EntryListSQL: Sendable {
     let seek: [SQLFragment]
     let window: SQLFragment
 
-    /// The statements of `query`; `shortTermsLead` and `narrowings` as the engine found them
-    /// (`TermSearch`).
+    /// The statements of `query`; `shortTermsLead`, `narrowings` and `tagLeads` as the engine
+    /// found them (`TermSearch`).
     public init<Dialect: EntrySQLDialect>(
-        _ query: EntryQuery, dialect: Dialect.Type, shortTermsLead: Bool = false, narrowings: [String: TermNarrowing] = [:]
+        _ query: EntryQuery, dialect: Dialect.Type, shortTermsLead: Bool = false, narrowings: [String: TermNarrowing] = [:],
+        tagLeads: Bool = false
     ) {
         let search = TermSearch(
-            query.filter.terms, shortestIndexed: Dialect.shortestIndexedTerm, shortTermsLead: shortTermsLead, narrowings: narrowings
+            query.filter.terms, shortestIndexed: Dialect.shortestIndexedTerm, shortTermsLead: shortTermsLead, narrowings: narrowings,
+            tagLeads: tagLeads && !query.filter.tags.isEmpty
         )
         self.search = search
         limit = max(query.page.perPage, 0)
@@ -253,14 +262,15 @@ public struct EntryListSQL: Sendable {
     }
 
     /// The ids of at most `bound + 1` of a list's entries, walking an index of the matches: the
-    /// engine's of the terms (each tag then probed by entry), else the first tag's unless a
-    /// term's narrowing leads the tags, so that a word or a tag in most entries costs `bound`
-    /// rows, not all of them.
+    /// engine's of the terms (each tag then probed by entry) unless the engine found the first
+    /// tag rarer (`TermSearch.tagLeads`), else the first tag's unless a term's narrowing leads
+    /// the tags, so that a word or a tag in most entries costs `bound` rows, not all of them.
     static func matches<Dialect: EntrySQLDialect>(
         _ query: EntryQuery, _ search: TermSearch, filtered: [SQLFragment], probed: [SQLFragment], bound: Int, _: Dialect.Type
     ) -> SQLFragment {
         let window: SQLFragment = "LIMIT \(bound + 1)"
-        if !search.matchesNothing, !search.terms.isEmpty, let rows = Dialect.matchingRows(search, viewerID: query.viewerID) {
+        let termsRows = search.tagLeads ? nil : Dialect.matchingRows(search, viewerID: query.viewerID)
+        if !search.matchesNothing, !search.terms.isEmpty, let rows = termsRows {
             return """
                 SELECT e.entry_id FROM \(rows) m JOIN entries e ON e.entry_id = m.rowid \
                 WHERE \(probed.joined(separator: " AND ")) \(window)
@@ -275,7 +285,11 @@ public struct EntryListSQL: Sendable {
             // Joined, not `IN (SELECT …)`, which SQLite would first build into a list of every
             // entry holding the tag (44 ms for a tag on 317,000 entries, whatever the bound).
             var probed = conditions(query, search.probing, tags: .probed, leavingOutTag: tag, Dialect.self)
-            if let match = Dialect.indexMatch(search, viewerID: query.viewerID) { probed.append(match) }
+            if search.tagLeads, let probes = Dialect.indexProbe(search, viewerID: query.viewerID) {
+                probed += probes
+            } else if let match = Dialect.indexMatch(search, viewerID: query.viewerID) {
+                probed.append(match)
+            }
             return """
                 SELECT e.entry_id FROM entry_tags m JOIN entries e ON e.entry_id = m.entry_id \
                 WHERE m.tag = \(tag) AND \(probed.joined(separator: " AND ")) \(window)

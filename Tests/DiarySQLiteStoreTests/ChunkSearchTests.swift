@@ -180,7 +180,8 @@ struct ChunkSearchTests {
     }
 
     /// A word in more entries than `mostNarrowedEntries`, or in more chunks than
-    /// `mostChunksPerPart`, is searched by its trigrams, and found the same.
+    /// `mostChunksPerPart`, is searched by its trigrams, and found the same; with a tag on
+    /// fewer entries than that, the tag leads its count.
     @Test func commonWordsAreNotNarrowed() throws {
         try withStore { store, _ in
             let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
@@ -189,7 +190,10 @@ struct ChunkSearchTests {
             let count = SQLiteDiaryStore.mostNarrowedEntries + 10
             try store.insertEntries((0..<count).map { index in
                 let rare = index % 500 == 0 ? " kyoto" : ""
-                return SeedEntry(diaryID: diary.id, title: "day \(index)", body: "the weather\(rare) w\(index % 300)xyz", created: start + Double(index))
+                return SeedEntry(
+                    diaryID: diary.id, title: "day \(index)", body: "the weather\(rare) w\(index % 300)xyz", created: start + Double(index),
+                    tags: index % 500 == 1 ? ["every", "rare"] : ["every"]
+                )
             })
             #expect(try narrowing(store, "weather") == nil && narrowing(store, "the weather") == nil)
             // "w", a number and "xyz": 300 chunks hold "xyz", past the limit.
@@ -202,6 +206,27 @@ struct ChunkSearchTests {
                 }
             }
             #expect(try ids(store, "weather kyoto").count == (count + 499) / 500)
+            func tagLeads(_ words: String, _ tags: [String]) throws -> Bool {
+                let query = EntryQuery(filter: EntryFilter(query: words, tags: tags))
+                return try store.read(.operation("chunks")) { db in
+                    try SQLiteDiaryStore.tagLeads(db, query, SQLiteDiaryStore.chunkLookUp(db, terms: query.filter.terms))
+                }
+            }
+            // The first tag leads a count, and only when it is on fewer entries than the words.
+            #expect(try tagLeads("weather", ["rare"]) && tagLeads("weather", ["rare", "every"]))
+            #expect(try !tagLeads("weather", ["every"]) && !tagLeads("weather", ["every", "rare"]) && !tagLeads("weather", []))
+            #expect(try !tagLeads("weather kyoto", ["rare"]))
+            for words in ["weather", "the weather", "weather xyz", "weather kyoto"] {
+                for order in [EntryOrder.newest, .relevance] {
+                    for tags in [["rare"], ["every"], ["rare", "every"], ["every", "rare"]] {
+                        let filter = EntryFilter(query: words, order: order, tags: tags)
+                        let query = EntryQuery(page: PageRequest(page: 1, perPage: 100), filter: filter)
+                        let led = try store.entries(query, narrowedByChunks: true).page
+                        let plain = try store.entries(query, narrowedByChunks: false).page
+                        #expect(led.entries.map(\.id) == plain.entries.map(\.id) && led.total == plain.total, "\(words) \(tags)")
+                    }
+                }
+            }
         }
     }
 

@@ -177,6 +177,21 @@ enum ProbingDialect: EntrySQLDialect {
             """)
     }
 
+    /// A tag the engine found rarer than the terms leads the count over the terms' index,
+    /// each of its entries probed for the terms.
+    @Test func aTagThatLeadsTheTermsDrivesTheCount() {
+        let query = EntryQuery(filter: EntryFilter(query: "night", tags: ["rare"]))
+        let led = EntryListSQL(query, dialect: ProbingDialect.self, tagLeads: true)
+        #expect(rendered(led.matches).sql == """
+            SELECT e.entry_id FROM entry_tags m JOIN entries e ON e.entry_id = m.entry_id \
+            WHERE m.tag = $1 AND e.visibility = 'public' AND term($2) AND probe($3) LIMIT $4
+            """)
+        #expect(rendered(EntryListSQL(query, dialect: ProbingDialect.self).matches).sql.hasPrefix("SELECT e.entry_id FROM rows($1) m"))
+        // Without a tag, nothing leads but the terms.
+        let untagged = EntryListSQL(EntryQuery(filter: EntryFilter(query: "night")), dialect: ProbingDialect.self, tagLeads: true)
+        #expect(rendered(untagged.matches).sql.hasPrefix("SELECT e.entry_id FROM rows($1) m"))
+    }
+
     @Test func anExportBatchIsTheOwnersEntriesOrThePublicOnes() {
         let own = rendered(EntryListSQL.exportBatch(afterID: 7, limit: 500, ownerID: 2, dialect: MarkedDialect.self))
         #expect(own.sql == "SELECT cols FROM entries e WHERE e.entry_id > $1 AND +d.user_id = $2 ORDER BY e.entry_id LIMIT $3")
