@@ -49,11 +49,11 @@ extension SQLiteDiaryStore {
 
     /// Whether the first tag of `query` leads its count (`TermSearch.tagLeads`, the first is the
     /// one that leads): every indexed term is in more entries than `mostNarrowedEntries`
-    /// (`ChunkLookUp.common`), and the tag in fewer. Led by the trigram matches of `night` (in 14 % of a million entries), each
-    /// probed for the tag `night` (13,238 entries) until the count had its bound, a search of
-    /// the word with the tag took 228–252 ms, and `coffee` with it 115–138; led by the tag,
-    /// 53–68 and 14–17 ms. The tag's entries are counted whoever may list them: the plan
-    /// changes what the count costs, never what it finds.
+    /// (`ChunkLookUp.common`), and the tag in fewer. Led by the trigram matches of `night` (in
+    /// 14 % of a million entries), each probed for the tag `night` (13,238 entries) until the
+    /// count had its bound, a search of the word with the tag took 228–252 ms, and `coffee`
+    /// with it 115–138; led by the tag, 53–68 and 14–17 ms. The tag's entries are counted
+    /// whoever may list them: the plan changes what the count costs, never what it finds.
     static func tagLeads(_ db: Database, _ query: EntryQuery, _ lookUp: ChunkLookUp) throws -> Bool {
         let search = TermSearch(query.filter.terms, shortestIndexed: SQLiteEntryDialect.shortestIndexedTerm)
         guard let tag = query.filter.tags.first, !search.indexed.isEmpty, search.indexed.allSatisfy(lookUp.common.contains) else {
