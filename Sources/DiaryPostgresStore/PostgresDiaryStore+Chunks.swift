@@ -21,7 +21,7 @@ extension PostgresDiaryStore {
     /// word's trigram index). A fifth, the first guess, was too high; `"and the"` (39 %) walks.
     static let mostCommonShare = 0.08
 
-    /// `TermSearch.narrowings` for the terms of `query`, looked up in the snapshot of `session`'s
+    /// The `ChunkPlan` of the terms of `query`, looked up in the snapshot of `session`'s
     /// transaction, which then runs its list.
     ///
     /// When the count reads a common word's list of entries (`countingCommonWordsTogether`),
@@ -29,12 +29,12 @@ extension PostgresDiaryStore {
     /// 141,440 entries of `night` at a million entries did not fit one bit each, and the pages
     /// that lost their bits had every entry's chunks computed again: its count took 73–107 ms
     /// so, against 38–44 in 16 MB (psql, medians of 9 in two runs).
-    static func narrowings(for query: EntryQuery, _ session: SQLSession) throws -> [String: TermNarrowing] {
-        let narrowings = try chunkNarrowings(session, terms: query.filter.terms, tags: query.filter.tags).mapValues(\.narrowing)
-        if narrowings.values.contains(where: { $0.probe != nil }) {
+    static func chunkPlan(for query: EntryQuery, _ session: SQLSession) throws -> ChunkPlan {
+        let plan = try chunkPlan(session, terms: query.filter.terms, tags: query.filter.tags)
+        if plan.narrowings.values.contains(where: { $0.narrowing.probe != nil }) {
             try session.send("SET LOCAL work_mem = '\(bitmapMemory)'")
         }
-        return narrowings
+        return plan
     }
 
     /// What a count reading a common word's list may hold in memory: a bit for each entry of
@@ -43,10 +43,9 @@ extension PostgresDiaryStore {
     /// and checks those pages' entries again, as before.
     static let bitmapMemory = "16MB"
 
-    /// What narrows each indexed term of `terms` that the chunks can narrow: the condition
-    /// on entries `e` for `TermSearch.narrowings`, `FALSE` when no chunk holds the term; with
-    /// the `tags` asked beside them.
-    static func chunkNarrowings(_ session: SQLSession, terms: [String], tags: [String] = []) throws -> [String: ChunkNarrowing] {
+    /// What narrows each indexed term of `terms` that the chunks can narrow, and what leads the
+    /// count with the `tags` asked beside them.
+    static func chunkPlan(_ session: SQLSession, terms: [String], tags: [String] = []) throws -> ChunkPlan {
         var narrowings: [String: ChunkNarrowing] = [:]
         for term in Set(TermSearch(terms, shortestIndexed: PostgresEntryDialect.shortestIndexedTerm).indexed) {
             guard let parts = TermChunks.parts(of: term) else { continue }
@@ -74,25 +73,27 @@ extension PostgresDiaryStore {
     /// `coffee` (69 ms walked, 45–50 so).
     ///
     /// With `tags`, the count is led by whichever holds fewer entries: the words together, each
-    /// entry of theirs then probed for the tags (`TermNarrowing.leadsTags`), or the rarest tag,
-    /// each of its entries checked for the words. Led by the tag `daily` (32 % of a million
-    /// entries), `night train` walked 16,000 of its entries, 325 ms, and `night` 7,000, 136 ms;
-    /// led by the words, 56 and 47 ms.
+    /// entry of theirs then probed for the tags (`CountLeader.terms`), or the first tag, each of
+    /// its entries checked for the words (the default). Led by the tag `daily` (32 % of a
+    /// million entries), `night train` walked 16,000 of its entries, 325 ms, and `night` 7,000,
+    /// 136 ms; led by the words, 56 and 47 ms.
     static func countingCommonWordsTogether(
         _ narrowings: [String: ChunkNarrowing], tags: [String], _ session: SQLSession
-    ) throws -> [String: ChunkNarrowing] {
+    ) throws -> ChunkPlan {
         let together = narrowings.compactMapValues(\.commonLookUp).filter { $0.value.share <= mostCommonShareCountedTogether }
         let jointShare = together.values.reduce(1.0) { $0 * $1.share }
-        guard !together.isEmpty, jointShare < mostJointShareWalked else { return narrowings }
-        let leadsTags = try !tags.isEmpty && jointShare < rarestShare(of: tags, session)
-        var counted = narrowings
+        guard !together.isEmpty, jointShare < mostJointShareWalked else { return ChunkPlan(narrowings: narrowings) }
+        var plan = ChunkPlan(narrowings: narrowings)
+        if try !tags.isEmpty && jointShare < rarestShare(of: tags, session) {
+            plan.countLeader = .terms
+        }
         for (term, lookUp) in together {
             // A word's chunks hold it, as the check does (`chunksHolding`).
             let check = narrowings[term]?.narrowing.condition
-            let narrowing = TermNarrowing(lookUp.condition, holdsTerm: true, probe: check, leadsTags: leadsTags)
-            counted[term] = ChunkNarrowing(narrowing: narrowing, isCommon: true)
+            let narrowing = TermNarrowing(lookUp.condition, holdsTerm: true, probe: check)
+            plan.narrowings[term] = ChunkNarrowing(narrowing: narrowing, isCommon: true)
         }
-        return counted
+        return plan
     }
 
     /// The share of entries holding the rarest of `tags`, by the most common values ANALYZE
@@ -188,6 +189,23 @@ extension PostgresDiaryStore {
 }
 
 /// What narrows one term, with how the chunks find its entries.
+/// What the chunk index says of the terms of a search, for its statements.
+struct ChunkPlan {
+    /// What narrows each term the chunks narrow (`TermSearch.narrowings`).
+    var narrowings: [String: ChunkNarrowing] = [:]
+    /// `.terms` when common words counted together through the index are in fewer entries
+    /// than the rarest tag asked (`TermSearch.countLeader`); nil, the first tag leading, else.
+    var countLeader: CountLeader?
+
+    /// The narrowings as the kernel takes them.
+    var termNarrowings: [String: TermNarrowing] { narrowings.mapValues(\.narrowing) }
+
+    /// The statements of `query`, so planned.
+    func listSQL(_ query: EntryQuery) -> EntryListSQL {
+        EntryListSQL(query, dialect: PostgresEntryDialect.self, narrowings: termNarrowings, countLeader: countLeader)
+    }
+}
+
 struct ChunkNarrowing {
     /// The condition on entries `e` for `TermSearch.narrowings`, and whether every entry it
     /// selects holds the term, so that its check can go: a word's chunks each hold it and are

@@ -65,8 +65,7 @@ extension PostgresDiaryStore {
         try read(.operation("query plan")) { session in
             try Self.withoutParallelWorkers(session)
             for setting in settings { try session.execute("SET LOCAL \(setting)") }
-            let narrowings = try Self.narrowings(for: query, session)
-            let explain: SQLFragment = "EXPLAIN \(EntryListSQL(query, dialect: PostgresEntryDialect.self, narrowings: narrowings).page)"
+            let explain: SQLFragment = "EXPLAIN \(try Self.chunkPlan(for: query, session).listSQL(query).page)"
             return try session.query(explain.postgres)
                 .map { try $0.decode(String.self) }.joined(separator: "\n")
         }

@@ -16,8 +16,7 @@ extension PostgresDiaryStore {
     func entries(_ query: EntryQuery, narrowedByChunks: Bool) throws(StoreError) -> EntryResults {
         try read(query.subject) { session in
             try Self.withoutParallelWorkers(session)
-            let narrowings = narrowedByChunks ? try Self.narrowings(for: query, session) : [:]
-            let sql = EntryListSQL(query, dialect: PostgresEntryDialect.self, narrowings: narrowings)
+            let sql = try (narrowedByChunks ? Self.chunkPlan(for: query, session) : ChunkPlan()).listSQL(query)
             // The count and the page come from the same snapshot: they agree.
             let matched = try Self.matches(session, query, sql)
             let total = sql.total(counted: matched.count)
@@ -33,9 +32,8 @@ extension PostgresDiaryStore {
     public func countEntries(_ query: EntryQuery, atOrAbove created: Date, id: Int64) throws(StoreError) -> Int {
         try read(query.subject) { session in
             try Self.withoutParallelWorkers(session)
-            let count = EntryListSQL.countAtOrAbove(
-                query, created: created, id: id, dialect: PostgresEntryDialect.self, narrowings: try Self.narrowings(for: query, session)
-            )
+            let narrowings = try Self.chunkPlan(for: query, session).termNarrowings
+            let count = EntryListSQL.countAtOrAbove(query, created: created, id: id, dialect: PostgresEntryDialect.self, narrowings: narrowings)
             return try session.one((Int).self, count.postgres) ?? 0
         }
     }

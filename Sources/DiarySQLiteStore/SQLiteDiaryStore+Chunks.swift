@@ -44,6 +44,12 @@ extension SQLiteDiaryStore {
     struct ChunkLookUp {
         var narrowings: [String: TermNarrowing] = [:]
         var common: Set<String> = []
+        /// The terms the ranked index holds, each looked up.
+        var indexed: Set<String> = []
+
+        /// Whether the chunks found every indexed term in more than `mostNarrowedEntries` (none
+        /// when there are none, or where no chunk index is kept).
+        var everyTermIsCommon: Bool { !indexed.isEmpty && indexed.isSubset(of: common) }
     }
 
     /// `ChunkLookUp` of `terms`.
@@ -51,7 +57,8 @@ extension SQLiteDiaryStore {
         var lookUp = ChunkLookUp()
         // An offline replica keeps no chunk index (`withoutChunkIndex`).
         guard try keepsChunkIndex(db) else { return lookUp }
-        for term in Set(TermSearch(terms, shortestIndexed: SQLiteEntryDialect.shortestIndexedTerm).indexed) {
+        lookUp.indexed = Set(TermSearch(terms, shortestIndexed: SQLiteEntryDialect.shortestIndexedTerm).indexed)
+        for term in lookUp.indexed {
             guard term.unicodeScalars.allSatisfy(\.isASCII), let parts = TermChunks.parts(of: term) else { continue }
             var alternatives: [[String]] = []
             var placed = Array(zip(parts, TermChunks.places(of: parts)))

@@ -43,26 +43,24 @@ extension SQLiteDiaryStore {
         let shortTermsLead = try shortTermsLead(db, query)
         return EntryListSQL(
             query, dialect: SQLiteEntryDialect.self, shortTermsLead: shortTermsLead, narrowings: lookUp.narrowings,
-            tagLeads: try !shortTermsLead && tagLeads(db, query, lookUp)
+            countLeader: try shortTermsLead ? nil : countLeader(db, query, lookUp)
         )
     }
 
-    /// Whether the first tag of `query` leads its count (`TermSearch.tagLeads`, the first is the
-    /// one that leads): every indexed term is in more entries than `mostNarrowedEntries`
-    /// (`ChunkLookUp.common`), and the tag in fewer. Led by the trigram matches of `night` (in
-    /// 14 % of a million entries), each probed for the tag `night` (13,238 entries) until the
-    /// count had its bound, a search of the word with the tag took 228–252 ms, and `coffee`
-    /// with it 115–138; led by the tag, 53–68 and 14–17 ms. The tag's entries are counted
-    /// whoever may list them: the plan changes what the count costs, never what it finds.
-    static func tagLeads(_ db: Database, _ query: EntryQuery, _ lookUp: ChunkLookUp) throws -> Bool {
-        let search = TermSearch(query.filter.terms, shortestIndexed: SQLiteEntryDialect.shortestIndexedTerm)
-        guard let tag = query.filter.tags.first, !search.indexed.isEmpty, search.indexed.allSatisfy(lookUp.common.contains) else {
-            return false
-        }
+    /// `.firstTag` when the first tag of `query` leads its count (`TermSearch.countLeader`):
+    /// every indexed term is in more entries than `mostNarrowedEntries` (`ChunkLookUp.common`),
+    /// and the tag in fewer. Else nil, the terms' FTS rows leading. Led by the trigram matches
+    /// of `night` (in 14 % of a million entries), each probed for the tag `night` (13,238
+    /// entries) until the count had its bound, a search of the word with the tag took 228–252
+    /// ms, and `coffee` with it 115–138; led by the tag, 53–68 and 14–17 ms. The tag's entries
+    /// are counted whoever may list them: the plan changes what the count costs, never what it
+    /// finds.
+    static func countLeader(_ db: Database, _ query: EntryQuery, _ lookUp: ChunkLookUp) throws -> CountLeader? {
+        guard let tag = query.filter.tags.first, lookUp.everyTermIsCommon else { return nil }
         let tagged = try db.cachedStatement(
             sql: "SELECT count(*) FROM (SELECT 1 FROM entry_tags WHERE tag = ? LIMIT \(mostNarrowedEntries))"
         )
-        return try Int.fetchOne(tagged, arguments: [tag]) ?? 0 < mostNarrowedEntries
+        return try Int.fetchOne(tagged, arguments: [tag]) ?? 0 < mostNarrowedEntries ? .firstTag : nil
     }
 
     /// The entries of `ids`, in that order, with their authors and tags.

@@ -75,22 +75,27 @@ public struct TermNarrowing: Sendable {
     /// newest first, a count led by a tag), when that costs less there than `condition`,
     /// which an index serves; every entry it selects holds the term. Nil: `condition` does.
     public let probe: SQLFragment?
-    /// Whether the count is led by `condition`'s index even when tags are asked, each tag then
-    /// probed by entry: the engine found the term's entries fewer than the rarest tag's. Else
-    /// the first tag leads, and the term is checked (`probe`) in each of its entries.
-    public let leadsTags: Bool
 
     public init(
-        _ condition: SQLFragment, holdsTerm: Bool, rows: SQLFragment? = nil, sortsMatches: Bool = false, probe: SQLFragment? = nil,
-        leadsTags: Bool = false
+        _ condition: SQLFragment, holdsTerm: Bool, rows: SQLFragment? = nil, sortsMatches: Bool = false, probe: SQLFragment? = nil
     ) {
         self.condition = condition
         self.holdsTerm = holdsTerm
         self.rows = rows
         self.sortsMatches = sortsMatches
         self.probe = probe
-        self.leadsTags = leadsTags
     }
+}
+
+/// Which index leads the count of a search that asks terms and tags together, where the engine
+/// measured which holds fewer entries (`TermSearch.countLeader`).
+public enum CountLeader: Sendable {
+    /// The terms': the engine's rows of them (`EntrySQLDialect.matchingRows`), else the indexes
+    /// their narrowings' conditions are served by; each entry is then probed for the tags.
+    case terms
+    /// The first tag's: each of its entries is checked for the terms one at a time
+    /// (`EntrySQLDialect.indexProbe`).
+    case firstTag
 }
 
 /// The terms of a search, sorted by what the indexes can do with them.
@@ -112,20 +117,19 @@ public struct TermSearch: Sendable {
     /// text more cheaply than the plain condition. A term without one is searched by the
     /// engine's plain term condition.
     public let narrowings: [String: TermNarrowing]
-    /// The engine found the first tag asked beside the terms in fewer entries than the terms'
-    /// index would hand the count: the tag leads the count, and each of its entries is checked
-    /// for the terms one at a time (`EntrySQLDialect.indexProbe`), where the engine's index of
-    /// the terms would lead it otherwise (`matchingRows`).
-    public let tagLeads: Bool
+    /// Which index leads the count when tags are asked beside the terms, as the engine found
+    /// it. Nil: the engine's rows of the terms where it has them (`matchingRows`), else the
+    /// first tag, each of its entries checked against the terms' index (`indexMatch`).
+    public let countLeader: CountLeader?
     let shortestIndexed: Int
 
     public init(
         _ terms: [String], shortestIndexed: Int = 3, shortTermsLead: Bool = false, narrowings: [String: TermNarrowing] = [:],
-        tagLeads: Bool = false
+        countLeader: CountLeader? = nil
     ) {
         self.terms = terms
         self.narrowings = narrowings
-        self.tagLeads = tagLeads
+        self.countLeader = countLeader
         self.shortestIndexed = shortestIndexed
         indexed = terms.filter { Self.isIndexed($0, shortest: shortestIndexed) }
         matchesNothing = terms.contains { $0.contains("\0") }
@@ -138,17 +142,14 @@ public struct TermSearch: Sendable {
         narrowings.values.contains(where: \.sortsMatches)
     }
 
-    /// Whether a narrowing's index leads the count over the tags (`TermNarrowing.leadsTags`).
-    public var leadsTags: Bool {
-        narrowings.values.contains(where: \.leadsTags)
-    }
-
     /// The search as entries read one at a time check it: each narrowing with a `probe` is
     /// that probe.
     public var probing: TermSearch {
         guard narrowings.values.contains(where: { $0.probe != nil }) else { return self }
         let probes = narrowings.mapValues { narrowing in narrowing.probe.map { TermNarrowing($0, holdsTerm: true) } ?? narrowing }
-        return TermSearch(terms, shortestIndexed: shortestIndexed, shortTermsLead: shortTermsLead, narrowings: probes, tagLeads: tagLeads)
+        return TermSearch(
+            terms, shortestIndexed: shortestIndexed, shortTermsLead: shortTermsLead, narrowings: probes, countLeader: countLeader
+        )
     }
 
     /// Whether the page can come in relevance order: the ranked index drives it.
@@ -201,15 +202,15 @@ public struct EntryListSQL: Sendable {
     let seek: [SQLFragment]
     let window: SQLFragment
 
-    /// The statements of `query`; `shortTermsLead`, `narrowings` and `tagLeads` as the engine
+    /// The statements of `query`; `shortTermsLead`, `narrowings` and `countLeader` as the engine
     /// found them (`TermSearch`).
     public init<Dialect: EntrySQLDialect>(
         _ query: EntryQuery, dialect: Dialect.Type, shortTermsLead: Bool = false, narrowings: [String: TermNarrowing] = [:],
-        tagLeads: Bool = false
+        countLeader: CountLeader? = nil
     ) {
         let search = TermSearch(
             query.filter.terms, shortestIndexed: Dialect.shortestIndexedTerm, shortTermsLead: shortTermsLead, narrowings: narrowings,
-            tagLeads: tagLeads && !query.filter.tags.isEmpty
+            countLeader: query.filter.tags.isEmpty ? nil : countLeader
         )
         self.search = search
         limit = max(query.page.perPage, 0)
@@ -261,22 +262,23 @@ public struct EntryListSQL: Sendable {
         Dialect.newestFirstPage(filtered.joined(separator: " AND "), window: window, sortingMatches: search?.sortsMatches ?? false)
     }
 
-    /// The ids of at most `bound + 1` of a list's entries, walking an index of the matches: the
-    /// engine's of the terms (each tag then probed by entry) unless the engine found the first
-    /// tag rarer (`TermSearch.tagLeads`), else the first tag's unless a term's narrowing leads
-    /// the tags, so that a word or a tag in most entries costs `bound` rows, not all of them.
+    /// The ids of at most `bound + 1` of a list's entries, walking an index of the matches, so
+    /// that a word or a tag in most entries costs `bound` rows, not all of them: the one the
+    /// engine found to lead (`TermSearch.countLeader`), else its rows of the terms (each tag
+    /// then probed by entry), else the first tag's.
     static func matches<Dialect: EntrySQLDialect>(
         _ query: EntryQuery, _ search: TermSearch, filtered: [SQLFragment], probed: [SQLFragment], bound: Int, _: Dialect.Type
     ) -> SQLFragment {
         let window: SQLFragment = "LIMIT \(bound + 1)"
-        let termsRows = search.tagLeads ? nil : Dialect.matchingRows(search, viewerID: query.viewerID)
+        let leader = search.countLeader
+        let termsRows = leader == .firstTag ? nil : Dialect.matchingRows(search, viewerID: query.viewerID)
         if !search.matchesNothing, !search.terms.isEmpty, let rows = termsRows {
             return """
                 SELECT e.entry_id FROM \(rows) m JOIN entries e ON e.entry_id = m.rowid \
                 WHERE \(probed.joined(separator: " AND ")) \(window)
                 """
         }
-        if !query.filter.tags.isEmpty, search.leadsTags {
+        if leader == .terms {
             let tagsProbed = Self.conditions(query, search, tags: .probed, Dialect.self)
             let led = Self.filtered(tagsProbed, search, viewerID: query.viewerID, Dialect.self)
             return "SELECT e.entry_id FROM entries e WHERE \(led.joined(separator: " AND ")) \(window)"
@@ -285,7 +287,7 @@ public struct EntryListSQL: Sendable {
             // Joined, not `IN (SELECT …)`, which SQLite would first build into a list of every
             // entry holding the tag (44 ms for a tag on 317,000 entries, whatever the bound).
             var probed = conditions(query, search.probing, tags: .probed, leavingOutTag: tag, Dialect.self)
-            if search.tagLeads, let probes = Dialect.indexProbe(search, viewerID: query.viewerID) {
+            if leader == .firstTag, let probes = Dialect.indexProbe(search, viewerID: query.viewerID) {
                 probed += probes
             } else if let match = Dialect.indexMatch(search, viewerID: query.viewerID) {
                 probed.append(match)

@@ -25,7 +25,7 @@ struct PostgresChunkSearchTests {
     /// How the store narrows `term` by its chunks, or nil when it searches as before.
     func narrowing(_ store: PostgresDiaryStore, _ term: String) throws -> ChunkNarrowing? {
         try store.read(.operation("chunks")) { session in
-            try PostgresDiaryStore.chunkNarrowings(session, terms: [term])[term]
+            try PostgresDiaryStore.chunkPlan(session, terms: [term]).narrowings[term]
         }
     }
 
@@ -225,24 +225,26 @@ struct PostgresChunkSearchTests {
                     """)
                 try session.execute("ANALYZE entries, entry_tags")
             }
-            func narrowings(_ terms: [String], tags: [String] = []) throws -> [String: ChunkNarrowing] {
+            func plan(_ terms: [String], tags: [String] = []) throws -> ChunkPlan {
                 try store.read(.operation("chunks")) { session in
-                    try PostgresDiaryStore.chunkNarrowings(session, terms: terms, tags: tags)
+                    try PostgresDiaryStore.chunkPlan(session, terms: terms, tags: tags)
                 }
             }
+            func narrowings(_ terms: [String]) throws -> [String: ChunkNarrowing] { try plan(terms).narrowings }
             // In an eighth and a fifth of the entries, a fortieth together.
             let together = try narrowings(["apples", "pears"])
             #expect(together["apples"]?.narrowing.probe != nil && together["pears"]?.narrowing.probe != nil)
-            #expect(together.values.allSatisfy { $0.isCommon && $0.narrowing.holdsTerm && !$0.narrowing.leadsTags })
+            #expect(together.values.allSatisfy { $0.isCommon && $0.narrowing.holdsTerm })
+            #expect(try plan(["apples", "pears"]).countLeader == nil)
             // An eighth alone is few enough; "weather" is in every entry: its list read whole
             // would cost more than a walk.
             let alone = try narrowings(["apples", "weather"])
             #expect(alone["apples"]?.narrowing.probe != nil && alone["weather"]?.narrowing.probe == nil)
             #expect(try narrowings(["weather"]).values.allSatisfy { $0.narrowing.probe == nil })
             // The words lead a tag on more entries than they are in, not one on fewer.
-            #expect(try narrowings(["apples", "pears"], tags: ["half"]).values.allSatisfy(\.narrowing.leadsTags))
-            #expect(try narrowings(["apples", "pears"], tags: ["rare"]).values.allSatisfy { !$0.narrowing.leadsTags })
-            #expect(try narrowings(["apples", "pears"], tags: ["half", "rare"]).values.allSatisfy { !$0.narrowing.leadsTags })
+            #expect(try plan(["apples", "pears"], tags: ["half"]).countLeader == .terms)
+            #expect(try plan(["apples", "pears"], tags: ["rare"]).countLeader == nil)
+            #expect(try plan(["apples", "pears"], tags: ["half", "rare"]).countLeader == nil)
             for words in ["apples pears", "pears apples", "apples weather", "pears the", "apples"] {
                 for order in [EntryOrder.newest, .relevance] {
                     for tags in [[], ["half"], ["rare"]] {

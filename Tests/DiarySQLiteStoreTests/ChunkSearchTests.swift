@@ -209,7 +209,7 @@ struct ChunkSearchTests {
             func tagLeads(_ words: String, _ tags: [String]) throws -> Bool {
                 let query = EntryQuery(filter: EntryFilter(query: words, tags: tags))
                 return try store.read(.operation("chunks")) { db in
-                    try SQLiteDiaryStore.tagLeads(db, query, SQLiteDiaryStore.chunkLookUp(db, terms: query.filter.terms))
+                    try SQLiteDiaryStore.countLeader(db, query, SQLiteDiaryStore.chunkLookUp(db, terms: query.filter.terms)) == .firstTag
                 }
             }
             // The first tag leads a count, and only when it is on fewer entries than the words.

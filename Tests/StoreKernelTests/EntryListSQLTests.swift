@@ -159,19 +159,20 @@ enum ProbingDialect: EntrySQLDialect {
             """)
     }
 
-    /// A narrowing that leads the tags has its condition's index drive the count, each tag
-    /// probed; a narrowing with a probe that does not has the tag lead, the probe checking.
-    @Test func aNarrowingThatLeadsTheTagsDrivesTheCount() {
-        func count(leadsTags: Bool) -> String {
-            let narrowing = TermNarrowing("chunks(night)", holdsTerm: true, probe: "check(night)", leadsTags: leadsTags)
+    /// Terms that lead the tags have their narrowing's index drive the count, each tag probed;
+    /// a narrowing with a probe that does not has the tag lead, the probe checking.
+    @Test func termsThatLeadTheTagsDriveTheCount() {
+        func count(_ leader: CountLeader?) -> String {
+            let narrowing = TermNarrowing("chunks(night)", holdsTerm: true, probe: "check(night)")
             let query = EntryQuery(filter: EntryFilter(query: "night", tags: ["daily"]))
-            return rendered(EntryListSQL(query, dialect: MarkedDialect.self, narrowings: ["night": narrowing]).matches).sql
+            let sql = EntryListSQL(query, dialect: MarkedDialect.self, narrowings: ["night": narrowing], countLeader: leader)
+            return rendered(sql.matches).sql
         }
-        #expect(count(leadsTags: true) == """
+        #expect(count(.terms) == """
             SELECT e.entry_id FROM entries e WHERE e.visibility = 'public' \
             AND EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.entry_id AND t.tag = $1) AND term($2) AND match($3) LIMIT $4
             """)
-        #expect(count(leadsTags: false) == """
+        #expect(count(nil) == """
             SELECT e.entry_id FROM entry_tags m JOIN entries e ON e.entry_id = m.entry_id \
             WHERE m.tag = $1 AND e.visibility = 'public' AND term($2) AND match($3) LIMIT $4
             """)
@@ -181,14 +182,14 @@ enum ProbingDialect: EntrySQLDialect {
     /// each of its entries probed for the terms.
     @Test func aTagThatLeadsTheTermsDrivesTheCount() {
         let query = EntryQuery(filter: EntryFilter(query: "night", tags: ["rare"]))
-        let led = EntryListSQL(query, dialect: ProbingDialect.self, tagLeads: true)
+        let led = EntryListSQL(query, dialect: ProbingDialect.self, countLeader: .firstTag)
         #expect(rendered(led.matches).sql == """
             SELECT e.entry_id FROM entry_tags m JOIN entries e ON e.entry_id = m.entry_id \
             WHERE m.tag = $1 AND e.visibility = 'public' AND term($2) AND probe($3) LIMIT $4
             """)
         #expect(rendered(EntryListSQL(query, dialect: ProbingDialect.self).matches).sql.hasPrefix("SELECT e.entry_id FROM rows($1) m"))
         // Without a tag, nothing leads but the terms.
-        let untagged = EntryListSQL(EntryQuery(filter: EntryFilter(query: "night")), dialect: ProbingDialect.self, tagLeads: true)
+        let untagged = EntryListSQL(EntryQuery(filter: EntryFilter(query: "night")), dialect: ProbingDialect.self, countLeader: .firstTag)
         #expect(rendered(untagged.matches).sql.hasPrefix("SELECT e.entry_id FROM rows($1) m"))
     }
 
