@@ -102,7 +102,18 @@ let package = Package(
         .target(
             name: "DiaryPostgresStore",
             dependencies: ["DiaryStore", "DiaryAPI", "StoreKernel", .product(name: "PostgresNIO", package: "postgres-nio")],
-            resources: [.embedInCode("postgres-v1.sql"), .embedInCode("postgres-v2.sql"), .embedInCode("postgres-v3.sql"), .embedInCode("postgres-v4.sql"), .embedInCode("postgres-v5.sql"), .embedInCode("postgres-v6.sql"), .embedInCode("postgres-v7.sql"), .embedInCode("postgres-v8.sql"), .embedInCode("postgres-v9.sql")]
+            resources: [
+                .embedInCode("postgres-v1.sql"),
+                .embedInCode("postgres-v2.sql"),
+                .embedInCode("postgres-v3.sql"),
+                .embedInCode("postgres-v4.sql"),
+                .embedInCode("postgres-v5.sql"),
+                .embedInCode("postgres-v6.sql"),
+                .embedInCode("postgres-v7.sql"),
+                .embedInCode("postgres-v8.sql"),
+                .embedInCode("postgres-v9.sql"),
+                .embedInCode("postgres-v10.sql"),
+            ]
         ),
 
         // MARK: Server, client and terminal presentation

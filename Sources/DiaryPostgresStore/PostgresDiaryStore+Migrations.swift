@@ -47,6 +47,8 @@ extension PostgresDiaryStore {
                   sql: String(decoding: PackageResources.postgres_v8_sql, as: UTF8.self)),
         Migration(version: 9, name: "an index of every entry's words and neighbouring pairs of them, in front of the trigram indexes",
                   sql: String(decoding: PackageResources.postgres_v9_sql, as: UTF8.self)),
+        Migration(version: 10, name: "the chunk index keyed by ranges of entry ids, for counts of common words that stop at their bound",
+                  sql: String(decoding: PackageResources.postgres_v10_sql, as: UTF8.self)),
     ]
 
     /// Applies every migration the database lacks, in one transaction under an advisory lock:

@@ -133,6 +133,13 @@ enum PostgresEntryDialect: EntrySQLDialect {
         term.unicodeScalars.count >= 2 && !term.unicodeScalars.contains("\u{1}")
     }
 
+    /// The rows of common words counted together through the ranged chunk index, when the
+    /// store found every term checked cheaply beside them (`rangedRows`); else nil, and the
+    /// count reads the indexes its conditions are served by.
+    static func matchingRows(_ search: TermSearch, viewerID: Int64?) -> SQLFragment? {
+        search.indexed.lazy.compactMap { search.narrowings[$0]?.rows }.first
+    }
+
     static func indexMatch(_ search: TermSearch, viewerID: Int64?) -> SQLFragment? {
         nil  // The terms' conditions use the trigram indexes themselves.
     }

@@ -193,6 +193,21 @@ enum ProbingDialect: EntrySQLDialect {
         #expect(rendered(untagged.matches).sql.hasPrefix("SELECT e.entry_id FROM rows($1) m"))
     }
 
+    /// A count read from a narrowing's rows does not check its term again where the rows hold
+    /// it; every other narrowing is probed as a walk probes it.
+    @Test func aCountReadFromANarrowingsRowsChecksOnlyWhatTheyDoNotHold() {
+        let rows: SQLFragment = "ranged(night)"
+        let held = TermNarrowing("chunks(night)", holdsTerm: true, rows: rows, probe: "check(night)")
+        let phrase = TermNarrowing("pairs(a b)", holdsTerm: false, rows: rows, probe: "check(a b)")
+        let other = TermNarrowing("chunks(coffee)", holdsTerm: true, probe: "check(coffee)")
+        let search = TermSearch(["night", "a b", "coffee"], narrowings: ["night": held, "a b": phrase, "coffee": other])
+        let counted = search.counted(from: rows)
+        #expect(counted.narrowings["night"]?.condition == "TRUE")
+        #expect(counted.narrowings["a b"]?.condition == "check(a b)" && counted.narrowings["coffee"]?.condition == "check(coffee)")
+        // Read from other rows, each narrowing is probed.
+        #expect(search.counted(from: "ranged(coffee)").narrowings["night"]?.condition == "check(night)")
+    }
+
     @Test func anExportBatchIsTheOwnersEntriesOrThePublicOnes() {
         let own = rendered(EntryListSQL.exportBatch(afterID: 7, limit: 500, ownerID: 2, dialect: MarkedDialect.self))
         #expect(own.sql == "SELECT cols FROM entries e WHERE e.entry_id > $1 AND +d.user_id = $2 ORDER BY e.entry_id LIMIT $3")
