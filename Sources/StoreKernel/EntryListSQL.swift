@@ -205,8 +205,8 @@ public struct EntryListSQL: Sendable {
     public let page: SQLFragment
     /// The newest-first page that walks entries newest first and checks each against the
     /// terms' index and the tags, which costs what the page is when most entries match (a
-    /// common term or tag); nil for a list the diaries count, or with terms the engine cannot
-    /// check on one entry.
+    /// common term or tag), or, where a narrowing sorts its matches, reads and sorts them; nil
+    /// for a list the diaries count, or with terms the engine cannot check on one entry.
     public let walkingPage: SQLFragment?
     /// Where `walkingPage` starts: at the top after a seek, after the results of a position
     /// that a ranked page handed out, else at the requested page.
@@ -253,6 +253,13 @@ public struct EntryListSQL: Sendable {
             walkingPage = nil
         } else if filter.terms.isEmpty {
             walkingPage = Self.newestFirst(probed + seek, window: walkWindow, search, Dialect.self)
+        } else if search.sortsMatches {
+            // Not a walk: the page reads the matches a narrowing's index finds and sorts them, so
+            // the other terms join that read as their indexes' conditions, where their probes
+            // would check the text of each match. `kashaquamo night` (12,131 and 141,440 of a
+            // million entries) took 114 ms so on PostgreSQL, 18 ms in one scan of the chunk index.
+            let indexed = Self.termsIndexed(query, search, Dialect.self)
+            walkingPage = Self.newestFirst(indexed + seek, window: walkWindow, search, Dialect.self)
         } else if let probe = Dialect.indexProbe(search, viewerID: query.viewerID) {
             walkingPage = Self.newestFirst(probed + probe + seek, window: walkWindow, search, Dialect.self)
         } else {
@@ -297,9 +304,7 @@ public struct EntryListSQL: Sendable {
                 """
         }
         if leader == .terms {
-            let tagsProbed = Self.conditions(query, search, tags: .probed, Dialect.self)
-            let led = Self.filtered(tagsProbed, search, viewerID: query.viewerID, Dialect.self)
-            return "SELECT e.entry_id FROM entries e WHERE \(led.joined(separator: " AND ")) \(window)"
+            return "SELECT e.entry_id FROM entries e WHERE \(termsIndexed(query, search, Dialect.self).joined(separator: " AND ")) \(window)"
         }
         if let tag = query.filter.tags.first {
             // Joined, not `IN (SELECT …)`, which SQLite would first build into a list of every
@@ -316,6 +321,12 @@ public struct EntryListSQL: Sendable {
                 """
         }
         return "SELECT e.entry_id FROM entries e WHERE \(filtered.joined(separator: " AND ")) \(window)"
+    }
+
+    /// The conditions of `query` with its terms as their indexes serve them (not their probes)
+    /// and each tag probed by entry: for a read that the terms' indexes lead.
+    static func termsIndexed<Dialect: EntrySQLDialect>(_ query: EntryQuery, _ search: TermSearch, _: Dialect.Type) -> [SQLFragment] {
+        filtered(conditions(query, search, tags: .probed, Dialect.self), search, viewerID: query.viewerID, Dialect.self)
     }
 
     /// The page to read once the count is known, with how its positions go on: when the count

@@ -208,6 +208,20 @@ enum ProbingDialect: EntrySQLDialect {
         #expect(search.counted(from: "ranged(coffee)").narrowings["night"]?.condition == "check(night)")
     }
 
+    /// Past the count's bound, a narrowing that sorts its matches has the page read and sort
+    /// them with every term's indexed condition, not walk with the probes; tags are probed.
+    @Test func aNarrowingThatSortsItsMatchesIsNotWalkedPastTheBound() {
+        let sorted = TermNarrowing("chunks(kashaquamo)", holdsTerm: true, sortsMatches: true)
+        let common = TermNarrowing("chunks(night)", holdsTerm: true, probe: "check(night)")
+        let query = EntryQuery(filter: EntryFilter(query: "kashaquamo night", order: .newest, tags: ["daily"]))
+        let sql = EntryListSQL(query, dialect: ProbingDialect.self, narrowings: ["kashaquamo": sorted, "night": common])
+        #expect(rendered(sql.reading(totalIsEstimate: true).page).sql == """
+            SELECT cols FROM entries e WHERE e.visibility = 'public' \
+            AND EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.entry_id AND t.tag = $1) AND term($2) AND term($3) \
+            AND match($4) ORDER BY e.created DESC, e.entry_id DESC LIMIT $5 OFFSET $6
+            """)
+    }
+
     @Test func anExportBatchIsTheOwnersEntriesOrThePublicOnes() {
         let own = rendered(EntryListSQL.exportBatch(afterID: 7, limit: 500, ownerID: 2, dialect: MarkedDialect.self))
         #expect(own.sql == "SELECT cols FROM entries e WHERE e.entry_id > $1 AND +d.user_id = $2 ORDER BY e.entry_id LIMIT $3")
