@@ -47,7 +47,7 @@ extension PostgresDiaryStore {
                   sql: String(decoding: PackageResources.postgres_v8_sql, as: UTF8.self)),
         Migration(version: 9, name: "an index of every entry's words and neighbouring pairs of them, in front of the trigram indexes",
                   sql: String(decoding: PackageResources.postgres_v9_sql, as: UTF8.self)),
-        Migration(version: 10, name: "the chunk index keyed by ranges of entry ids, for counts of common words that stop at their bound",
+        Migration(version: 10, name: "the chunk index keyed by ranges of entry ids, and the vocabulary's index without a pending list",
                   sql: String(decoding: PackageResources.postgres_v10_sql, as: UTF8.self)),
     ]
 
