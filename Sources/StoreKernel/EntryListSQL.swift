@@ -24,6 +24,10 @@ public protocol EntrySQLDialect {
     /// terms, whose conditions the dialect writes here itself, so that it can check them on the
     /// text it folds once to rank) and the page's `window` (`LIMIT … OFFSET …`).
     static func rankedPage(_ search: TermSearch, filters: [SQLFragment], viewerID: Int64?, window: SQLFragment) -> SQLFragment
+    /// A page in relevance order of exactly the entries `ids`, which the count found to be all
+    /// the matches (under its bound), so that they are ranked without being searched for again;
+    /// nil where the engine ranks them otherwise (`rankedPage`).
+    static func rankedPage(ofMatches ids: [Int64], _ search: TermSearch, viewerID: Int64?, window: SQLFragment) -> SQLFragment?
     /// The entries the terms' indexes find, as a table with their ids in a `rowid` column that
     /// a bounded count walks (the engine's index in its own order) and stops once it has
     /// counted enough; nil to count over entries `e` with `indexMatch` instead.
@@ -49,6 +53,9 @@ public protocol EntrySQLDialect {
 extension EntrySQLDialect {
     public static var shortestIndexedTerm: Int { 3 }
     public static func matchingRows(_ search: TermSearch, viewerID: Int64?) -> SQLFragment? { nil }
+    public static func rankedPage(ofMatches ids: [Int64], _ search: TermSearch, viewerID: Int64?, window: SQLFragment) -> SQLFragment? {
+        nil
+    }
     public static func indexProbe(_ search: TermSearch, viewerID: Int64?) -> [SQLFragment]? { nil }
     public static func inDiaryOf(_ userID: Int64) -> SQLFragment { EntryAccess.inDiaryOf(userID) }
     public static func newestFirstPage(_ conditions: SQLFragment, window: SQLFragment, sortingMatches: Bool) -> SQLFragment {
@@ -218,6 +225,8 @@ public struct EntryListSQL: Sendable {
     /// matches' ids applies to them.
     let seek: [SQLFragment]
     let window: SQLFragment
+    /// Who asks, for a ranked page of the count's ids (`EntrySQLDialect.rankedPage(ofMatches:)`).
+    let viewerID: Int64?
 
     /// The statements of `query`; `shortTermsLead`, `narrowings` and `countLeader` as the engine
     /// found them (`TermSearch`).
@@ -269,6 +278,7 @@ public struct EntryListSQL: Sendable {
         let window: SQLFragment = "LIMIT \(limit + 1) OFFSET \(offset)"
         self.seek = seek
         self.window = window
+        viewerID = query.viewerID
         if ranked {
             let filters = Self.conditions(query, search, tags: .gathered, withTerms: false, Dialect.self)
             page = Dialect.rankedPage(search, filters: filters, viewerID: query.viewerID, window: window)
@@ -350,6 +360,9 @@ public struct EntryListSQL: Sendable {
     ) -> (page: SQLFragment, ranked: Bool, offset: Int) {
         guard let ids else { return (page, ranked, offset) }
         let isEstimate = total(counted: ids.count).isEstimate
+        if ranked, !isEstimate, let rankedIDs = Dialect.rankedPage(ofMatches: ids, search, viewerID: viewerID, window: window) {
+            return (rankedIDs, true, offset)
+        }
         guard !isEstimate, !ranked else { return reading(totalIsEstimate: isEstimate) }
         // The page's ids first: each match looked up by id and sorted (at most the bound's);
         // then the page's rows alone are read with their author and tags.

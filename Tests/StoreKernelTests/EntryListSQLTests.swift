@@ -32,6 +32,21 @@ enum ProbingDialect: EntrySQLDialect {
     static func isOneOf(_ ids: [Int64]) -> SQLFragment { MarkedDialect.isOneOf(ids) }
 }
 
+/// `MarkedDialect` that ranks the count's ids itself, as PostgreSQL does.
+enum IDRankingDialect: EntrySQLDialect {
+    static let entryColumns = MarkedDialect.entryColumns
+    static let noRow = MarkedDialect.noRow
+    static func termConditions(_ search: TermSearch, viewerID: Int64?) -> [SQLFragment] { MarkedDialect.termConditions(search, viewerID: viewerID) }
+    static func indexMatch(_ search: TermSearch, viewerID: Int64?) -> SQLFragment? { MarkedDialect.indexMatch(search, viewerID: viewerID) }
+    static func rankedPage(_ search: TermSearch, filters: [SQLFragment], viewerID: Int64?, window: SQLFragment) -> SQLFragment {
+        MarkedDialect.rankedPage(search, filters: filters, viewerID: viewerID, window: window)
+    }
+    static func rankedPage(ofMatches ids: [Int64], _ search: TermSearch, viewerID: Int64?, window: SQLFragment) -> SQLFragment? {
+        "RANKED IDS \(isOneOf(ids)) \(window)"
+    }
+    static func isOneOf(_ ids: [Int64]) -> SQLFragment { MarkedDialect.isOneOf(ids) }
+}
+
 @Suite struct EntryListSQLTests {
     func rendered(_ fragment: SQLFragment) -> (sql: String, values: [SQLValue]) { fragment.rendered { "$\($0)" } }
     func rendered(_ fragment: SQLFragment?) -> (sql: String, values: [SQLValue]) { fragment.map(rendered) ?? ("no statement", []) }
@@ -126,6 +141,22 @@ enum ProbingDialect: EntrySQLDialect {
         let ranked = EntryListSQL(EntryQuery(filter: EntryFilter(query: "kyoto")), dialect: ProbingDialect.self)
         let reading = ranked.reading(matches: [7, 40, 3], dialect: ProbingDialect.self)
         #expect(reading.ranked && rendered(reading.page).sql.hasPrefix("RANKED"))
+    }
+
+    /// Under the bound, an engine that ranks the count's ids ranks them, in the requested
+    /// window; past the bound, and for an engine that does not, the page searches again (or
+    /// walks, where the engine can).
+    @Test func aRankedPageUnderTheBoundRanksTheIDsTheCountFound() {
+        let query = EntryQuery(page: PageRequest(page: 2, perPage: 10), filter: EntryFilter(query: "kyoto"))
+        let sql = EntryListSQL(query, dialect: IDRankingDialect.self)
+        let reading = sql.reading(matches: [7, 40, 3], dialect: IDRankingDialect.self)
+        let page = rendered(reading.page)
+        #expect(reading.ranked && reading.offset == 10 && page.sql == "RANKED IDS e.entry_id IN ids($1) LIMIT $2 OFFSET $3")
+        #expect(page.values == [.text("7,40,3"), .integer(11), .integer(10)])
+        let many = [Int64](repeating: 1, count: EntryPage.countedMatches + 1)
+        #expect(rendered(sql.reading(matches: many, dialect: IDRankingDialect.self).page).sql.hasPrefix("RANKED e.visibility"))
+        let searched = EntryListSQL(query, dialect: MarkedDialect.self).reading(matches: [7, 40, 3], dialect: MarkedDialect.self)
+        #expect(rendered(searched.page).sql.hasPrefix("RANKED e.visibility"))
     }
 
     /// A tag has no kept count: it counts up to the bound from the tag's index, gathers its
