@@ -18,7 +18,8 @@ enum MarkedDialect: EntrySQLDialect {
     static func isOneOf(_ ids: [Int64]) -> SQLFragment { "e.entry_id IN ids(\(ids.map(String.init).joined(separator: ",")))" }
 }
 
-/// `MarkedDialect` with an index of matches to count through and a probe of one entry.
+/// `MarkedDialect` with an index of matches to count through, a probe of one entry, and a
+/// ranked page of the count's ids.
 enum ProbingDialect: EntrySQLDialect {
     static let entryColumns = MarkedDialect.entryColumns
     static let noRow = MarkedDialect.noRow
@@ -29,18 +30,6 @@ enum ProbingDialect: EntrySQLDialect {
     }
     static func matchingRows(_ search: TermSearch, viewerID: Int64?) -> SQLFragment? { "rows(\(search.indexed.joined(separator: " ")))" }
     static func indexProbe(_ search: TermSearch, viewerID: Int64?) -> [SQLFragment]? { ["probe(\(search.indexed.joined(separator: " ")))"] }
-    static func isOneOf(_ ids: [Int64]) -> SQLFragment { MarkedDialect.isOneOf(ids) }
-}
-
-/// `MarkedDialect` that ranks the count's ids itself, as PostgreSQL does.
-enum IDRankingDialect: EntrySQLDialect {
-    static let entryColumns = MarkedDialect.entryColumns
-    static let noRow = MarkedDialect.noRow
-    static func termConditions(_ search: TermSearch, viewerID: Int64?) -> [SQLFragment] { MarkedDialect.termConditions(search, viewerID: viewerID) }
-    static func indexMatch(_ search: TermSearch, viewerID: Int64?) -> SQLFragment? { MarkedDialect.indexMatch(search, viewerID: viewerID) }
-    static func rankedPage(_ search: TermSearch, filters: [SQLFragment], viewerID: Int64?, window: SQLFragment) -> SQLFragment {
-        MarkedDialect.rankedPage(search, filters: filters, viewerID: viewerID, window: window)
-    }
     static func rankedPage(ofMatches ids: [Int64], _ search: TermSearch, viewerID: Int64?, window: SQLFragment) -> SQLFragment? {
         "RANKED IDS \(isOneOf(ids)) \(window)"
     }
@@ -123,8 +112,9 @@ enum IDRankingDialect: EntrySQLDialect {
     }
 
     /// Under the bound, a newest-first page is read from the ids the count found, seek and
-    /// window applied to them, instead of searching the index again; a ranked page is not, and
-    /// past the bound the page walks as before.
+    /// window applied to them, instead of searching the index again; a ranked page is the
+    /// dialect's (`aRankedPageUnderTheBoundRanksTheIDsTheCountFound`), and past the bound the
+    /// page walks as before.
     @Test func aNewestFirstPageUnderTheBoundReadsTheIDsTheCountFound() {
         let last = Date(timeIntervalSince1970: 1_700_000_000)
         let query = EntryQuery(filter: EntryFilter(query: "kyoto", order: .newest), position: .after(created: last, id: 40))
@@ -144,17 +134,17 @@ enum IDRankingDialect: EntrySQLDialect {
     }
 
     /// Under the bound, an engine that ranks the count's ids ranks them, in the requested
-    /// window; past the bound, and for an engine that does not, the page searches again (or
-    /// walks, where the engine can).
+    /// window; past the bound the page walks, and an engine that does not rank ids searches
+    /// again.
     @Test func aRankedPageUnderTheBoundRanksTheIDsTheCountFound() {
         let query = EntryQuery(page: PageRequest(page: 2, perPage: 10), filter: EntryFilter(query: "kyoto"))
-        let sql = EntryListSQL(query, dialect: IDRankingDialect.self)
-        let reading = sql.reading(matches: [7, 40, 3], dialect: IDRankingDialect.self)
+        let sql = EntryListSQL(query, dialect: ProbingDialect.self)
+        let reading = sql.reading(matches: [7, 40, 3], dialect: ProbingDialect.self)
         let page = rendered(reading.page)
         #expect(reading.ranked && reading.offset == 10 && page.sql == "RANKED IDS e.entry_id IN ids($1) LIMIT $2 OFFSET $3")
         #expect(page.values == [.text("7,40,3"), .integer(11), .integer(10)])
         let many = [Int64](repeating: 1, count: EntryPage.countedMatches + 1)
-        #expect(rendered(sql.reading(matches: many, dialect: IDRankingDialect.self).page).sql.hasPrefix("RANKED e.visibility"))
+        #expect(rendered(sql.reading(matches: many, dialect: ProbingDialect.self).page).sql.contains("probe($2)"))
         let searched = EntryListSQL(query, dialect: MarkedDialect.self).reading(matches: [7, 40, 3], dialect: MarkedDialect.self)
         #expect(rendered(searched.page).sql.hasPrefix("RANKED e.visibility"))
     }
