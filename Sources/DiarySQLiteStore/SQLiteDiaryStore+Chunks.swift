@@ -44,12 +44,9 @@ extension SQLiteDiaryStore {
     struct ChunkLookUp {
         var narrowings: [String: TermNarrowing] = [:]
         var common: Set<String> = []
-        /// The terms the ranked index holds, each looked up.
+        /// The terms the ranked index holds, each looked up if the chunks can (none where no
+        /// chunk index is kept).
         var indexed: Set<String> = []
-
-        /// Whether the chunks found every indexed term in more than `mostNarrowedEntries` (none
-        /// when there are none, or where no chunk index is kept).
-        var everyTermIsCommon: Bool { !indexed.isEmpty && indexed.isSubset(of: common) }
     }
 
     /// `ChunkLookUp` of `terms`.

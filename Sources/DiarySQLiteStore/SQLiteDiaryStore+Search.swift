@@ -47,20 +47,32 @@ extension SQLiteDiaryStore {
         )
     }
 
-    /// `.firstTag` when the first tag of `query` leads its count (`TermSearch.countLeader`):
-    /// every indexed term is in more entries than `mostNarrowedEntries` (`ChunkLookUp.common`),
-    /// and the tag in fewer. Else nil, the terms' FTS rows leading. Led by the trigram matches
-    /// of `night` (in 14 % of a million entries), each probed for the tag `night` (13,238
-    /// entries) until the count had its bound, a search of the word with the tag took 228–252
-    /// ms, and `coffee` with it 115–138; led by the tag, 53–68 and 14–17 ms. The tag's entries
-    /// are counted whoever may list them: the plan changes what the count costs, never what it
-    /// finds.
+    /// `.firstTag` when the first tag of `query` leads its count (`TermSearch.countLeader`): the
+    /// tag is on fewer entries than `mostNarrowedEntries`, and its terms are in as many or more:
+    /// each indexed term is too common for the chunks (`ChunkLookUp.common`), or one the chunks
+    /// could not look up (not ASCII, or in too many chunks) whose public trigram matches, all
+    /// the unlooked terms together, reach the tag's number. Else nil, the terms' FTS rows
+    /// leading. Led by the trigram matches of `night` (in 14 % of a million entries), each
+    /// probed for the tag `night` (13,238 entries) until the count had its bound, a search of
+    /// the word with the tag took 228–252 ms, and `coffee` with it 115–138; led by the tag,
+    /// 53–68 and 14–17 ms. The tag's entries and the terms' public matches are counted
+    /// whoever asks: the plan changes what the count costs, never what it finds.
     static func countLeader(_ db: Database, _ query: EntryQuery, _ lookUp: ChunkLookUp) throws -> CountLeader? {
-        guard let tag = query.filter.tags.first, lookUp.everyTermIsCommon else { return nil }
-        let tagged = try db.cachedStatement(
-            sql: "SELECT count(*) FROM (SELECT 1 FROM entry_tags WHERE tag = ? LIMIT \(mostNarrowedEntries))"
-        )
-        return try Int.fetchOne(tagged, arguments: [tag]) ?? 0 < mostNarrowedEntries ? .firstTag : nil
+        // A narrowed term's few entries lead; without a chunk index, nothing is looked up.
+        guard let tag = query.filter.tags.first, !lookUp.indexed.isEmpty, lookUp.narrowings.isEmpty else { return nil }
+        let tagged = try Int.fetchOne(
+            db.cachedStatement(sql: "SELECT count(*) FROM (SELECT 1 FROM entry_tags WHERE tag = ? LIMIT \(mostNarrowedEntries))"),
+            arguments: [tag]
+        ) ?? 0
+        guard tagged < mostNarrowedEntries else { return nil }
+        let unlooked = lookUp.indexed.subtracting(lookUp.common)
+        guard !unlooked.isEmpty else { return .firstTag }
+        let match = unlooked.sorted().map(SQLiteEntryDialect.ftsString).joined(separator: " AND ")
+        let matched = try Int.fetchOne(
+            db.cachedStatement(sql: "SELECT count(*) FROM (SELECT 1 FROM entries_fts WHERE entries_fts MATCH ? LIMIT ?)"),
+            arguments: [match, tagged]
+        ) ?? 0
+        return matched >= tagged ? .firstTag : nil
     }
 
     /// The entries of `ids`, in that order, with their authors and tags.

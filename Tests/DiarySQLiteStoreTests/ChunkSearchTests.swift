@@ -190,8 +190,11 @@ struct ChunkSearchTests {
             let count = SQLiteDiaryStore.mostNarrowedEntries + 10
             try store.insertEntries((0..<count).map { index in
                 let rare = index % 500 == 0 ? " kyoto" : ""
+                // Terms the chunks do not look up (not ASCII): one in half of the entries, one in 21.
+                let japanese = (index % 2 == 0 ? " 雨でした" : "") + (index % 1000 == 3 ? " 京都市" : "")
                 return SeedEntry(
-                    diaryID: diary.id, title: "day \(index)", body: "the weather\(rare) w\(index % 300)xyz", created: start + Double(index),
+                    diaryID: diary.id, title: "day \(index)", body: "the weather\(rare) w\(index % 300)xyz\(japanese)",
+                    created: start + Double(index),
                     tags: index % 500 == 1 ? ["every", "rare"] : ["every"]
                 )
             })
@@ -216,7 +219,11 @@ struct ChunkSearchTests {
             #expect(try tagLeads("weather", ["rare"]) && tagLeads("weather", ["rare", "every"]))
             #expect(try !tagLeads("weather", ["every"]) && !tagLeads("weather", ["every", "rare"]) && !tagLeads("weather", []))
             #expect(try !tagLeads("weather kyoto", ["rare"]))
-            for words in ["weather", "the weather", "weather xyz", "weather kyoto"] {
+            // Beside a term the chunks do not look up, in too many chunks ("xyz") or not ASCII, the
+            // tag leads when the term's trigram matches are as many as the tag's entries or more.
+            #expect(try tagLeads("weather xyz", ["rare"]) && tagLeads("雨でした", ["rare"]) && tagLeads("weather 雨でした", ["rare"]))
+            #expect(try !tagLeads("京都市", ["rare"]) && !tagLeads("雨でした 京都市", ["rare"]) && !tagLeads("雨でした", ["every"]))
+            for words in ["weather", "the weather", "weather xyz", "weather kyoto", "雨でした", "京都市 weather"] {
                 for order in [EntryOrder.newest, .relevance] {
                     for tags in [["rare"], ["every"], ["rare", "every"], ["every", "rare"]] {
                         let filter = EntryFilter(query: words, order: order, tags: tags)

@@ -143,6 +143,12 @@ import Testing
                 """)
             // Each code point one trigram of its own: none folds into two characters or none.
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM v") == 1_114_112 - 128 - 2048)
+            // Nothing folds into a caseless character but itself.
+            let caseless = try Row.fetchAll(db, sql: "SELECT doc, unicode(substr(term, 2, 1)) FROM v")
+                .map { row in try (code: row.decode(Int.self, atIndex: 0), folded: row.decode(Int.self, atIndex: 1)) }
+                .filter { SQLiteEntryDialect.isCaseless(Unicode.Scalar(UInt32($0.folded))!) }
+            #expect(!caseless.isEmpty && caseless.allSatisfy { $0.code == $0.folded })
+            #expect(caseless.count == SQLiteEntryDialect.caselessBlocks.map(\.count).reduce(0, +))
             return try Row.fetchAll(db, sql: "SELECT doc, substr(term, 2, 1) FROM v WHERE unicode(substr(term, 2, 1)) < 128 ORDER BY doc")
                 .map { row in try (code: row.decode(Int.self, atIndex: 0), letter: row.decode(String.self, atIndex: 1)) }
         }
@@ -153,7 +159,8 @@ import Testing
             #expect(SQLiteEntryDialect.signsFoldedInto("a\(letter.uppercased())b") == [sign])
         }
         #expect(SQLiteEntryDialect.signsFoldedInto("river") == [])
-        #expect(SQLiteEntryDialect.signsFoldedInto("école") == nil)
+        #expect(SQLiteEntryDialect.signsFoldedInto("雨でした") == [] && SQLiteEntryDialect.signsFoldedInto("京都 kiss") == ["\u{212A}", "\u{17F}"])
+        #expect(SQLiteEntryDialect.signsFoldedInto("école") == nil && SQLiteEntryDialect.signsFoldedInto("京都é") == nil)
     }
 
     /// A walk checks an ASCII term in the text alone, except in entries holding a sign the
