@@ -91,8 +91,8 @@ extension PostgresDiaryStore {
         if !tags.isEmpty {
             plan.countLeader = try jointShare < rarestShare(of: tags, session) ? .terms : .firstTag
         }
-        let search = TermSearch(terms, shortestIndexed: PostgresEntryDialect.shortestIndexedTerm)
-        let othersCheckedCheaply = search.indexed.count == terms.count && terms.allSatisfy { narrowings[$0]?.isCommon == true }
+        // A term the index does not hold (too short) has no narrowing either.
+        let othersCheckedCheaply = terms.allSatisfy { narrowings[$0]?.isCommon == true }
         let rows = othersCheckedCheaply ? rangedRows(together.sorted { $0.key < $1.key }.map(\.value)) : nil
         for (term, word) in together {
             // A word's chunks hold it, as the check does (`chunksHolding`).

@@ -137,7 +137,7 @@ enum PostgresEntryDialect: EntrySQLDialect {
     /// store found every term checked cheaply beside them (`rangedRows`); else nil, and the
     /// count reads the indexes its conditions are served by.
     static func matchingRows(_ search: TermSearch, viewerID: Int64?) -> SQLFragment? {
-        search.indexed.lazy.compactMap { search.narrowings[$0]?.rows }.first
+        search.narrowingRows
     }
 
     static func indexMatch(_ search: TermSearch, viewerID: Int64?) -> SQLFragment? {

@@ -176,6 +176,12 @@ public struct TermSearch: Sendable {
         TermSearch(terms, shortestIndexed: shortestIndexed, shortTermsLead: shortTermsLead, narrowings: narrowings, countLeader: countLeader)
     }
 
+    /// The rows of the first indexed term whose narrowing has them (`TermNarrowing.rows`), for
+    /// an engine's count to start from (`EntrySQLDialect.matchingRows`).
+    public var narrowingRows: SQLFragment? {
+        indexed.lazy.compactMap { narrowings[$0]?.rows }.first
+    }
+
     /// Whether the page can come in relevance order: the ranked index drives it.
     public var ranks: Bool { !indexed.isEmpty && !shortTermsLead }
 
