@@ -111,10 +111,18 @@ extension PostgresDiaryStore {
     /// every range, as many entries as before and a few index look-ups more for each range.
     static func rangedRows(_ words: [CommonWord]) -> SQLFragment {
         """
-        (SELECT found.entry_id AS rowid \
-        FROM generate_series((SELECT max(entry_id) FROM entries) >> 16, 0, -1) AS ranges (id_range), \
+        (SELECT found.entry_id AS rowid FROM \(newestIDRanges(downTo: "0")), \
         LATERAL (SELECT r.entry_id FROM entries r WHERE \(words.map(\.rangedLookUp).joined(separator: " AND "))) AS found)
         """
+    }
+
+    /// How many low bits of an entry id its id range leaves out, as `entry_ranged_chunks`
+    /// (schema v10) cuts them: 65,536 ids a range.
+    static let idRangeBits = 16
+
+    /// The id ranges from the highest entry's down to `lowest`, as a table `ranges (id_range)`.
+    static func newestIDRanges(downTo lowest: SQLFragment) -> SQLFragment {
+        "generate_series((SELECT max(entry_id) FROM entries) >> \(sql: String(idRangeBits)), \(lowest), -1) AS ranges (id_range)"
     }
 
     /// The share of entries holding the rarest of `tags`, by the most common values ANALYZE
@@ -146,7 +154,7 @@ extension PostgresDiaryStore {
         let word = CommonWord(chunks: chunks, share: share)
         guard share <= mostCommonShare else { return .common(part, word: word) }
         // Each chunk holds the term and is a piece of the entry's folded title or body.
-        return narrowing(word.lookUp, share: share, chunksHoldTerm: true)
+        return narrowing(word.lookUp, share: share, chunksHoldTerm: true, inRange: word.rangedLookUp)
     }
 
     /// A term of several parts: the entries holding a pair of neighbouring chunks that the
@@ -191,9 +199,12 @@ extension PostgresDiaryStore {
     /// `kashaquamo` took 6 ms so, against 12 ms when its entries' ids were first gathered
     /// into an array, and its page 5 took 25 against 56 ms, which looked each of the array's
     /// 12,131 ids up again to sort them.
-    private static func narrowing(_ lookUp: SQLFragment, share: Double, chunksHoldTerm: Bool) -> ChunkNarrowing {
+    ///
+    /// A word's matches are read so one id range at a time from the ranged chunk index
+    /// (`inRange`, `PostgresEntryDialect.newestFirstPage(_:window:readingRanges:)`).
+    private static func narrowing(_ lookUp: SQLFragment, share: Double, chunksHoldTerm: Bool, inRange: SQLFragment? = nil) -> ChunkNarrowing {
         guard share == 0 else { return ChunkNarrowing(narrowing: TermNarrowing(lookUp, holdsTerm: false)) }
-        return ChunkNarrowing(narrowing: TermNarrowing(lookUp, holdsTerm: chunksHoldTerm, sortsMatches: true))
+        return ChunkNarrowing(narrowing: TermNarrowing(lookUp, holdsTerm: chunksHoldTerm, sortsMatches: true, inRange: inRange))
     }
 
     /// The share of entries holding one of `keys` in the GIN index `index`, by the most common

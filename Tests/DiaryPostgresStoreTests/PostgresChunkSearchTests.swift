@@ -280,6 +280,69 @@ struct PostgresChunkSearchTests {
         }
     }
 
+    /// Past the count's bound, a rare word's newest-first page reads the newest id ranges of
+    /// the ranged chunk index until they hold the page, where no older range holds a newer
+    /// entry; where one does, it sorts every match. Either way, each page, offset or cursor,
+    /// is the one the trigram indexes find, for anyone and for the owner.
+    @Test func aRareWordsPageReadsTheNewestRangesFirst() throws {
+        try withDatabase { url in
+            // In four fifths of the 2,000 entries: past the count's bound.
+            try writeOldDatabase(url, version: 9, body: "md5(i::text) || CASE WHEN i % 5 = 0 THEN '' ELSE ' kiwis' END")
+            try PostgresDiaryStore.withAdminConnection(url, subject: "ids") { session in
+                // A third of the entries in each of three ranges of ids, oldest lowest.
+                try session.execute("UPDATE entries SET entry_id = entry_id + ((entry_id - 1) * 3 / 2000) * 65536")
+                try session.execute("SELECT setval('entries_entry_id_seq', (SELECT max(entry_id) FROM entries))")
+                try session.execute("UPDATE entries SET visibility = 'private' WHERE entry_id % 7 = 0")
+                try session.execute("INSERT INTO entry_tags (entry_id, tag) SELECT entry_id, 'half' FROM entries WHERE entry_id % 2 = 0")
+                // Without statistics, which autovacuum would gather after the updates, every word is rare.
+                try session.execute("ALTER TABLE entries SET (autovacuum_enabled = false)")
+            }
+            let store = try PostgresDiaryStore(url: url)
+            defer { store.close() }
+            func compare(_ filter: EntryFilter, viewerID: Int64?, _ label: String) throws {
+                for page in [1, 3, 7] {
+                    let query = EntryQuery(page: PageRequest(page: page, perPage: 100), filter: filter, viewerID: viewerID)
+                    let plan = try store.read(.operation("chunks")) { session in try PostgresDiaryStore.chunkPlan(for: query, session) }
+                    let walk = plan.listSQL(query).reading(totalIsEstimate: true).page.rendered { "$\($0)" }.sql
+                    #expect(walk.contains("entry_ranged_chunks"), "\(label) page \(page)")
+                    let narrowed = try store.entries(query, narrowedByChunks: true)
+                    let plain = try store.entries(query, narrowedByChunks: false)
+                    #expect(narrowed.page.entries.map(\.id) == plain.page.entries.map(\.id), "\(label) page \(page)")
+                    #expect(!narrowed.page.entries.isEmpty && narrowed.page.total == plain.page.total, "\(label) page \(page)")
+                }
+                // Five pages by cursor.
+                var position: EntryPosition?
+                for page in 1...5 {
+                    let query = EntryQuery(page: PageRequest(perPage: 40), filter: filter, position: position, viewerID: viewerID)
+                    let narrowed = try store.entries(query, narrowedByChunks: true)
+                    let plain = try store.entries(query, narrowedByChunks: false)
+                    #expect(narrowed.page.entries.map(\.id) == plain.page.entries.map(\.id), "\(label) cursor page \(page)")
+                    #expect(narrowed.next == plain.next && narrowed.next != nil, "\(label) cursor page \(page)")
+                    position = narrowed.next
+                }
+            }
+            func compareAll(_ label: String) throws {
+                let cases: [(String, [String], EntryOrder, Int64?)] = [
+                    ("kiwis", [], .newest, nil), ("kiwis", [], .relevance, 1), ("kiwis", ["half"], .newest, 1),
+                    ("entry kiwis", ["half"], .newest, nil), ("kiwis entry", [], .relevance, nil),
+                ]
+                for (words, tags, order, viewerID) in cases {
+                    try compare(EntryFilter(query: words, order: order, tags: tags), viewerID: viewerID, "\(label): \(words) \(tags) \(order) \(viewerID ?? 0)")
+                }
+            }
+            try compareAll("dates rising with ids")
+            // An old entry dated after every other, and a new one before: the newest range
+            // no longer holds the newest matches.
+            try PostgresDiaryStore.withAdminConnection(url, subject: "dates") { session in
+                try session.execute("UPDATE entries SET created = '2027-01-01' WHERE entry_id = 2")
+                try session.execute("UPDATE entries SET created = '2025-01-01' WHERE entry_id = (SELECT max(entry_id) - 1 FROM entries)")
+            }
+            try compareAll("an old entry dated newest")
+            let newest = EntryQuery(page: PageRequest(perPage: 10), filter: EntryFilter(query: "kiwis", order: .newest))
+            #expect(try store.entries(newest, narrowedByChunks: true).page.entries.first?.id == 2)
+        }
+    }
+
     /// A database of schema version 8, with entries in it, gets the chunk index and its
     /// vocabulary when a newer store opens it, and a rare word is found through it.
     @Test func aVersion8DatabaseGetsTheChunksOfItsEntries() throws {

@@ -34,6 +34,9 @@ enum ProbingDialect: EntrySQLDialect {
         "RANKED IDS \(isOneOf(ids)) \(window)"
     }
     static func isOneOf(_ ids: [Int64]) -> SQLFragment { MarkedDialect.isOneOf(ids) }
+    static func newestFirstPage(_ conditions: SQLFragment, window: SQLFragment, readingRanges ranged: RangedMatches) -> SQLFragment? {
+        "RANGES \(ranged.inRange) CHECKS \(ranged.checks) REACH \(ranged.reach) ELSE \(conditions) \(window)"
+    }
 }
 
 @Suite struct EntryListSQLTests {
@@ -241,6 +244,47 @@ enum ProbingDialect: EntrySQLDialect {
             AND EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.entry_id AND t.tag = $1) AND term($2) AND term($3) \
             AND match($4) ORDER BY e.created DESC, e.entry_id DESC LIMIT $5 OFFSET $6
             """)
+    }
+
+    /// A narrowing that sorts its matches one id range at a time (`inRange`) has the page read
+    /// so past the bound: each entry of a range is checked for the rest (the term's own
+    /// condition gone where it holds the term, the other terms probed), its tags probed, after
+    /// the seek, until the ranges reach the window; else every match is sorted.
+    @Test func aNarrowingThatSortsItsMatchesByRangeHasThePageReadTheNewestRanges() {
+        let ranged = TermNarrowing("chunks(kashaquamo)", holdsTerm: true, sortsMatches: true, inRange: "ranged(kashaquamo)")
+        let pairs = TermNarrowing("pairs(river bridge)", holdsTerm: false, sortsMatches: true)
+        let common = TermNarrowing("chunks(night)", holdsTerm: true, probe: "check(night)")
+        let search = TermSearch(["river bridge", "kashaquamo", "night"], narrowings: ["kashaquamo": ranged, "river bridge": pairs, "night": common])
+        let sort = search.rangedSort
+        #expect(sort?.inRange == "ranged(kashaquamo)")
+        #expect(sort?.checked.narrowings["kashaquamo"]?.condition == "TRUE" && sort?.checked.narrowings["kashaquamo"]?.holdsTerm == true)
+        #expect(sort?.checked.narrowings["river bridge"]?.condition == "pairs(river bridge)")
+        #expect(sort?.checked.narrowings["night"]?.condition == "check(night)")
+        // A term the narrowing does not hold keeps its check.
+        let unheld = TermNarrowing("chunks(kashaquamo)", holdsTerm: false, sortsMatches: true, inRange: "ranged(kashaquamo)")
+        #expect(TermSearch(["kashaquamo"], narrowings: ["kashaquamo": unheld]).rangedSort?.checked.narrowings["kashaquamo"]?.holdsTerm == false)
+        #expect(TermSearch(["river bridge"], narrowings: ["river bridge": pairs]).rangedSort == nil)
+
+        let query = EntryQuery(
+            page: PageRequest(page: 3, perPage: 20), filter: EntryFilter(query: "kashaquamo night", order: .newest, tags: ["daily"])
+        )
+        let sql = EntryListSQL(query, dialect: ProbingDialect.self, narrowings: ["kashaquamo": ranged, "night": common])
+        let page = rendered(sql.reading(totalIsEstimate: true).page)
+        #expect(page.sql == """
+            RANGES ranged(kashaquamo) CHECKS e.visibility = 'public' \
+            AND EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.entry_id AND t.tag = $1) AND term($2) AND term($3) \
+            AND match($4) REACH $5 ELSE e.visibility = 'public' \
+            AND EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.entry_id AND t.tag = $6) AND term($7) AND term($8) \
+            AND match($9) LIMIT $10 OFFSET $11
+            """)
+        #expect(page.values[4] == .integer(61) && page.values[9] == .integer(21) && page.values[10] == .integer(40))
+        // After a seek, the window starts at the top, and each entry read is checked against it.
+        let after = EntryQuery(
+            page: PageRequest(perPage: 20), filter: query.filter, position: .after(created: Date(timeIntervalSince1970: 0), id: 9)
+        )
+        let sought = rendered(EntryListSQL(after, dialect: ProbingDialect.self, narrowings: ["kashaquamo": ranged]).reading(totalIsEstimate: true).page)
+        #expect(sought.sql.contains("AND (e.created, e.entry_id) < ($5, $6) REACH $7 ELSE"))
+        #expect(sought.values[6] == .integer(21))
     }
 
     @Test func anExportBatchIsTheOwnersEntriesOrThePublicOnes() {
