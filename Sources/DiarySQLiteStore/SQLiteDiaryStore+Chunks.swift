@@ -44,6 +44,9 @@ extension SQLiteDiaryStore {
     struct ChunkLookUp {
         var narrowings: [String: TermNarrowing] = [:]
         var common: Set<String> = []
+        /// For each common term of one part (a word, or a piece of one), the FTS5 query of
+        /// `entries_chunks` that finds the entries holding it (`chunkQuery`).
+        var commonChunks: [String: String] = [:]
         /// The terms the ranked index holds, each looked up if the chunks can (none where no
         /// chunk index is kept).
         var indexed: Set<String> = []
@@ -71,6 +74,7 @@ extension SQLiteDiaryStore {
             guard !alternatives.isEmpty else { continue }
             guard let ids = try entries(holdingOneOfEach: alternatives, db) else {
                 lookUp.common.insert(term)
+                if parts.count == 1 { lookUp.commonChunks[term] = chunkQuery(alternatives) }
                 continue
             }
             lookUp.narrowings[term] = narrowing(ids, holdsTerm: parts.count == 1)
@@ -129,13 +133,18 @@ extension SQLiteDiaryStore {
     /// The entries holding one chunk of each of `alternatives`, or nil past `mostNarrowedEntries`.
     static func entries(holdingOneOfEach alternatives: [[String]], _ db: Database) throws -> [Int64]? {
         guard !alternatives.contains(where: \.isEmpty) else { return [] }
-        let match = alternatives.map { chunks in
-            "(" + chunks.map(SQLiteEntryDialect.ftsString).joined(separator: " OR ") + ")"
-        }.joined(separator: " AND ")
         let ids = try Int64.fetchAll(
             db.cachedStatement(sql: "SELECT rowid FROM entries_chunks WHERE entries_chunks MATCH ? LIMIT \(mostNarrowedEntries + 1)"),
-            arguments: [match]
+            arguments: [chunkQuery(alternatives)]
         )
         return ids.count <= mostNarrowedEntries ? ids : nil
+    }
+
+    /// The FTS5 query of `entries_chunks` for the entries holding one chunk of each of
+    /// `alternatives` (none empty).
+    static func chunkQuery(_ alternatives: [[String]]) -> String {
+        alternatives.map { chunks in
+            "(" + chunks.map(SQLiteEntryDialect.ftsString).joined(separator: " OR ") + ")"
+        }.joined(separator: " AND ")
     }
 }

@@ -3,32 +3,43 @@ import Foundation
 import GRDB
 import StoreKernel
 
-/// The relevance order of a search for one term the chunk index narrowed, computed from the
-/// count's ids instead of by FTS5: the order `SQLiteEntryDialect.rankedPage` gives, to the bit.
+/// The relevance order of a search whose terms the chunk index looked up, computed from the
+/// count's ids instead of by FTS5: the order `SQLiteEntryDialect.rankedPage` gives, to the bit,
+/// when every term is narrowed.
 ///
-/// bm25() first counts every public entry holding the term (its weight), by a pass over the
+/// bm25() first counts every public entry holding each term (its weight), by a pass over the
 /// term's trigram lists, then scores each match, by another: for `zanzibar` at a million
-/// entries, whose trigrams are each in up to 99.98 % of them, about 250 ms. The chunks found its
-/// 986 matches already; here their weight comes from those, and each score from the match's
-/// text and the index's own statistics, with FTS5's formula (fts5_aux.c, `fts5Bm25Function`)
-/// in its order of operations.
+/// entries, whose trigrams are each in up to 99.98 % of them, about 250 ms, and for `zanzibar
+/// coffee` 460 ms, `coffee` being in 970,000 of them. The chunks found the narrowed terms'
+/// matches already; here their weights come from those, and each score from the match's text
+/// and the index's own statistics, with FTS5's formula (fts5_aux.c, `fts5Bm25Function`) in
+/// its order of operations.
+///
+/// A word the chunks found in more than `mostNarrowedEntries` entries (`ChunkLookUp.common`)
+/// has its public entries counted through the chunks up to one past that number; past it, it
+/// weighs what bm25 gives a term in half of the entries or more, its floor. That is its weight
+/// in FTS5 too where it is in half of the public entries; where it is in fewer, this order
+/// differs from FTS5's, and a rarer term decides it. Only public entries are counted, so that
+/// no private entry moves the order anyone sees.
 extension SQLiteDiaryStore {
     /// `ids` (every match of the list, at most the count's bound) in relevance order: a
     /// signed-in viewer's own unlisted and private ones first, newest first, then public ones
-    /// by bm25 over `entries_fts`, each tie newest id first. Nil when the search is not one
-    /// narrowed term, which FTS5 then ranks.
-    static func relevanceOrder(_ db: Database, ids: [Int64], search: TermSearch) throws -> [Int64]? {
-        guard search.indexed.count == 1, let term = search.indexed.first, let narrowing = search.narrowings[term],
-            let narrowed = narrowing.rows, let totals = try FTS5Totals(db, table: "entries_fts"), totals.rows > 0
-        else { return nil }
-        let folded = Array(term.lowercased().utf8)
-        // The term's weight counts every public entry holding it, whoever asks and whatever
-        // the list's other conditions.
-        let check: SQLFragment = narrowing.holdsTerm ? "1" : SQLiteEntryDialect.trigramProbe(term, viewerID: nil)
-        let hits: SQLFragment = """
-            SELECT count(*) FROM \(narrowed) m JOIN entries e ON e.entry_id = m.rowid WHERE e.visibility = 'public' AND \(check)
-            """
-        let relevance = BM25(rows: totals.rows, tokens: totals.tokens, hits: Int64(try fetchOne(db, hits) ?? 0))
+    /// by bm25 over `entries_fts`, each tie newest id first. Nil when a term is neither
+    /// narrowed nor a common word (`commonChunks`), which FTS5 then ranks.
+    static func relevanceOrder(_ db: Database, ids: [Int64], search: TermSearch, commonChunks: [String: String]) throws -> [Int64]? {
+        guard !search.indexed.isEmpty, let totals = try FTS5Totals(db, table: "entries_fts"), totals.rows > 0 else { return nil }
+        var hits: [Int64?] = []
+        for term in search.indexed {
+            if let narrowing = search.narrowings[term], let rows = narrowing.rows {
+                hits.append(try publicHits(db, term, narrowing, rows))
+            } else if let chunks = commonChunks[term] {
+                hits.append(try publicHits(db, chunks: chunks))
+            } else {
+                return nil
+            }
+        }
+        let folded = search.indexed.map { Array($0.lowercased().utf8) }
+        let relevance = BM25(rows: totals.rows, tokens: totals.tokens, hits: hits)
         let matches: SQLFragment = """
             SELECT e.entry_id, e.visibility = 'public', e.created, e.title, e.body, s.sz
             FROM entries e LEFT JOIN entries_fts_docsize s ON s.id = e.entry_id AND e.visibility = 'public'
@@ -43,13 +54,48 @@ extension SQLiteDiaryStore {
                 own.append((id, row[2]))
                 continue
             }
-            let frequency = occurrences(of: folded, in: row[3]) + occurrences(of: folded, in: row[4])
-            guard frequency > 0, let size = row[5] as Data?, let length = FTS5Totals.sum(ofVarints: size) else { return nil }
-            listed.append((id, relevance.score(frequency: Double(frequency), length: Double(length))))
+            let title: String = row[3], body: String = row[4]
+            let frequencies = folded.map { occurrences(of: $0, in: title) + occurrences(of: $0, in: body) }
+            guard !frequencies.contains(0), let size = row[5] as Data?, let length = FTS5Totals.sum(ofVarints: size) else { return nil }
+            listed.append((id, relevance.score(frequencies: frequencies.map(Double.init), length: Double(length))))
         }
         own.sort { ($0.created, $0.id) > ($1.created, $1.id) }
         listed.sort { $0.score != $1.score ? $0.score < $1.score : $0.id > $1.id }
         return own.map(\.id) + listed.map(\.id)
+    }
+
+    /// The public entries holding `term` among the rows of its narrowing: its weight counts
+    /// every public entry holding it, whoever asks and whatever the list's other conditions.
+    private static func publicHits(_ db: Database, _ term: String, _ narrowing: TermNarrowing, _ rows: SQLFragment) throws -> Int64 {
+        let check: SQLFragment = narrowing.holdsTerm ? "1" : SQLiteEntryDialect.trigramProbe(term, viewerID: nil)
+        let hits: SQLFragment = """
+            SELECT count(*) FROM \(rows) m JOIN entries e ON e.entry_id = m.rowid WHERE e.visibility = 'public' AND \(check)
+            """
+        return Int64(try fetchOne(db, hits) ?? 0)
+    }
+
+    /// The public entries holding a common word, which the chunk index finds by `chunks`
+    /// (`ChunkLookUp.commonChunks`), or nil past `mostNarrowedEntries`: it then weighs the
+    /// floor, uncounted. Counted whole, `coffee`'s 970,000 would cost what the diary holds.
+    ///
+    /// The index holds every entry, whatever its visibility. Where the entries not public are
+    /// few, the index alone is counted first, past the bound by as many as they are: reaching
+    /// that, the word is past the bound in public entries too, with no entry looked up (3 ms
+    /// where looking up 20,001 entries' visibility took 12 to 30 ms, at a million entries).
+    private static func publicHits(_ db: Database, chunks: String) throws -> Int64? {
+        let notPublic = try Int64.fetchOne(db, sql: "SELECT coalesce(sum(entry_count - public_count), 0) FROM diaries") ?? 0
+        let bound = Int64(mostNarrowedEntries)
+        if notPublic <= bound {
+            let held = try Int64.fetchOne(db.cachedStatement(sql: """
+                SELECT count(*) FROM (SELECT 1 FROM entries_chunks WHERE entries_chunks MATCH ? LIMIT ?)
+                """), arguments: [chunks, bound + notPublic + 1]) ?? 0
+            if held > bound + notPublic { return nil }
+        }
+        let count = try Int64.fetchOne(db.cachedStatement(sql: """
+            SELECT count(*) FROM (SELECT 1 FROM entries_chunks c JOIN entries e ON e.entry_id = c.rowid \
+            WHERE entries_chunks MATCH ? AND e.visibility = 'public' LIMIT ?)
+            """), arguments: [chunks, bound + 1]) ?? 0
+        return count > bound ? nil : count
     }
 
     private static func fetchOne(_ db: Database, _ query: SQLFragment) throws -> Int? {
@@ -75,27 +121,36 @@ extension SQLiteDiaryStore {
     }
 }
 
-/// FTS5's bm25 for a query of one phrase (fts5_aux.c, SQLite 3.40), its operations in the
-/// same order, so that each score is the double bm25() returns.
+/// FTS5's bm25 for a query of phrases (fts5_aux.c, SQLite 3.40), its operations in the same
+/// order, so that each score is the double bm25() returns.
 struct BM25 {
     static let k1 = 1.2
     static let b = 0.75
-    let idf: Double
+    /// The weight bm25 gives a phrase in half of the rows or more (its IDF would be 0 or less).
+    static let floorWeight = 1e-6
+    /// Each phrase's weight, in the query's order.
+    let weights: [Double]
     let averageLength: Double
 
-    /// `rows` in the index, `tokens` in all of them, `hits` rows holding the phrase.
-    init(rows: Int64, tokens: Int64, hits: Int64) {
+    /// `rows` in the index, `tokens` in all of them, and for each phrase of the query, in its
+    /// order, the rows holding it; nil for a phrase given the floor's weight uncounted.
+    init(rows: Int64, tokens: Int64, hits: [Int64?]) {
         averageLength = Double(tokens) / Double(rows)
-        let idf = log((Double(rows - hits) + 0.5) / (Double(hits) + 0.5))
-        self.idf = idf <= 0.0 ? 1e-6 : idf
+        weights = hits.map { hits in
+            guard let hits else { return Self.floorWeight }
+            let idf = log((Double(rows - hits) + 0.5) / (Double(hits) + 0.5))
+            return idf <= 0.0 ? Self.floorWeight : idf
+        }
     }
 
-    /// The score of a row holding the phrase `frequency` times in `length` tokens: negative,
-    /// the most relevant lowest.
-    func score(frequency: Double, length: Double) -> Double {
+    /// The score of a row holding each phrase `frequencies` times, in `length` tokens:
+    /// negative, the most relevant lowest.
+    func score(frequencies: [Double], length: Double) -> Double {
         let k1 = Self.k1, b = Self.b
         var score = 0.0
-        score += idf * ((frequency * (k1 + 1.0)) / (frequency + k1 * (1 - b + b * length / averageLength)))
+        for (idf, frequency) in zip(weights, frequencies) {
+            score += idf * ((frequency * (k1 + 1.0)) / (frequency + k1 * (1 - b + b * length / averageLength)))
+        }
         return -1.0 * score
     }
 }

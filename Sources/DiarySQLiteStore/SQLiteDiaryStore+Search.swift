@@ -15,13 +15,14 @@ extension SQLiteDiaryStore {
     /// tests, which hold both to the same answers).
     func entries(_ query: EntryQuery, narrowedByChunks: Bool) throws(StoreError) -> EntryResults {
         try read(query.subject) { db in
-            let sql = try Self.listSQL(db, query, narrowedByChunks: narrowedByChunks)
+            let lookUp = narrowedByChunks ? try Self.chunkLookUp(db, terms: query.filter.terms) : ChunkLookUp()
+            let sql = try Self.listSQL(db, query, lookUp)
             // The count and the page come from the same read transaction: they agree.
             let matched = try Self.matches(db, query, sql)
             let total = sql.total(counted: matched.count)
             let reading = sql.reading(matches: matched.ids, dialect: SQLiteEntryDialect.self)
             let rows: [Entry]
-            if reading.ranked, let ids = matched.ids, let order = try Self.relevanceOrder(db, ids: ids, search: sql.search) {
+            if reading.ranked, let ids = matched.ids, let order = try Self.relevanceOrder(db, ids: ids, search: sql.search, commonChunks: lookUp.commonChunks) {
                 rows = try Self.entries(db, ids: Array(order.dropFirst(reading.offset).prefix(sql.limit + 1)))
             } else {
                 let page = reading.page.sqlite
@@ -37,9 +38,8 @@ extension SQLiteDiaryStore {
     }
 
     /// The statements of `query`, planned with what the indexes say of its terms: whether its
-    /// short terms lead, and (`narrowedByChunks`) what the chunk index narrows.
-    private static func listSQL(_ db: Database, _ query: EntryQuery, narrowedByChunks: Bool = true) throws -> EntryListSQL {
-        let lookUp = narrowedByChunks ? try chunkLookUp(db, terms: query.filter.terms) : ChunkLookUp()
+    /// short terms lead, and what the chunk index narrows (`lookUp`).
+    private static func listSQL(_ db: Database, _ query: EntryQuery, _ lookUp: ChunkLookUp) throws -> EntryListSQL {
         let shortTermsLead = try shortTermsLead(db, query)
         return EntryListSQL(
             query, dialect: SQLiteEntryDialect.self, shortTermsLead: shortTermsLead, narrowings: lookUp.narrowings,
@@ -137,7 +137,7 @@ extension SQLiteDiaryStore {
     /// `walking`) or of its count (`EntryListSQL.matches`), for tests.
     func queryPlan(for query: EntryQuery, walking: Bool = false, count: Bool = false) throws(StoreError) -> [String] {
         try read(.operation("query plan")) { db in
-            let sql = try Self.listSQL(db, query)
+            let sql = try Self.listSQL(db, query, Self.chunkLookUp(db, terms: query.filter.terms))
             // A list the diaries' counters count has no count statement: no plan.
             guard let page = (count ? sql.matches : sql.reading(totalIsEstimate: walking).page)?.sqlite else { return [] }
             return try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN \(page.sql)", arguments: page.arguments)

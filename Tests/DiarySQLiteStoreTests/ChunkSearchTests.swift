@@ -237,6 +237,41 @@ struct ChunkSearchTests {
         }
     }
 
+    /// A word the chunks find in more entries than they narrow weighs by its public entries
+    /// alone, counted where they are few enough: ranked without FTS5, a search of it beside a
+    /// rare word is in FTS5's order, whoever asks, however many private entries hold it.
+    @Test func aCommonWordWeighsByItsPublicEntries() throws {
+        try withStore { store, _ in
+            let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
+            let diary = try store.createDiary(ownerID: alice.id, title: "many")
+            let start = Date(timeIntervalSince1970: 1_800_000_000)
+            // "weather" in a quarter of 10,000 public entries and in 18,000 private ones; "kyoto" in
+            // every fiftieth public one, with "weather" 1 to 3 times in half of those.
+            try store.insertEntries((0..<10_000).map { index in
+                let times = index % 4 == 0 ? 1 + (index / 100) % 3 : 0
+                let kyoto = index % 50 == 0 ? " kyoto" : ""
+                let body = "day" + kyoto + String(repeating: " weather", count: times) + String(repeating: " filler", count: (index / 50) % 7)
+                return SeedEntry(diaryID: diary.id, title: "entry \(index)", body: body, created: start + Double(index))
+            })
+            try store.executeOnWriter("""
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 18000)
+                INSERT INTO entries (diary_id, title, body, created, updated, visibility)
+                SELECT \(diary.id), 'private ' || i, 'the weather', '2020-01-01T00:00:00Z', '2020-01-01T00:00:00Z', 'private' FROM n
+                """)
+            let lookUp = try store.read(.operation("chunks")) { db in try SQLiteDiaryStore.chunkLookUp(db, terms: ["weather", "kyoto"]) }
+            #expect(lookUp.commonChunks["weather"] != nil && lookUp.narrowings["kyoto"] != nil)
+            for words in ["weather kyoto", "kyoto weather"] {
+                for viewer in [nil, alice.id] {
+                    let filter = EntryFilter(query: words, order: .relevance)
+                    let query = EntryQuery(page: PageRequest(page: 1, perPage: 100), filter: filter, viewerID: viewer)
+                    let ranked = try store.entries(query, narrowedByChunks: true).page
+                    let plain = try store.entries(query, narrowedByChunks: false).page
+                    #expect(ranked.entries.map(\.id) == plain.entries.map(\.id) && ranked.total == 100, "\(words)")
+                }
+            }
+        }
+    }
+
     /// The chunks of a text as the index and the vocabulary take them: cut at spaces, tabs, CRs
     /// and LFs only, folded as the trigram tokenizer folds into ASCII, those without an ASCII
     /// letter or digit left out, each once.
@@ -320,7 +355,7 @@ struct RelevanceTests {
                     let totals = try #require(try FTS5Totals(db, table: "entries_fts"))
                     let match = SQLiteEntryDialect.ftsString(term)
                     let hits = try Int64.fetchOne(db, sql: "SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?", arguments: [match]) ?? 0
-                    let relevance = BM25(rows: totals.rows, tokens: totals.tokens, hits: hits)
+                    let relevance = BM25(rows: totals.rows, tokens: totals.tokens, hits: [hits])
                     let rows = try Row.fetchAll(db, sql: """
                         SELECT bm25(entries_fts), e.title, e.body, s.sz FROM entries_fts JOIN entries e ON e.entry_id = entries_fts.rowid
                         JOIN entries_fts_docsize s ON s.id = e.entry_id WHERE entries_fts MATCH ?
@@ -329,12 +364,44 @@ struct RelevanceTests {
                         let term = Array(term.utf8)
                         let frequency = SQLiteDiaryStore.occurrences(of: term, in: row[1]) + SQLiteDiaryStore.occurrences(of: term, in: row[2])
                         let length = try #require(FTS5Totals.sum(ofVarints: row[3]))
-                        #expect(relevance.score(frequency: Double(frequency), length: Double(length)) == row[0] as Double, "\(term)")
+                        #expect(relevance.score(frequencies: [Double(frequency)], length: Double(length)) == row[0] as Double, "\(term)")
                         compared += 1
                     }
                 }
             }
             #expect(compared > 300, "\(compared) scores compared")
+            // A query of several phrases: each weighs by its own rows, in the query's order.
+            compared = 0
+            for terms in [["kak", "zanzibar"], ["zanzibar", "aka", "a a"], ["bar", "bar"], ["ka ka", "zanzibar", "kaka"]] {
+                try store.read(.operation("scores")) { db in
+                    let totals = try #require(try FTS5Totals(db, table: "entries_fts"))
+                    let phrases = terms.map(SQLiteEntryDialect.ftsString)
+                    let hits = try phrases.map { phrase in
+                        try Int64.fetchOne(db, sql: "SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?", arguments: [phrase]) ?? 0
+                    }
+                    let relevance = BM25(rows: totals.rows, tokens: totals.tokens, hits: hits)
+                    let rows = try Row.fetchAll(db, sql: """
+                        SELECT bm25(entries_fts), e.title, e.body, s.sz FROM entries_fts JOIN entries e ON e.entry_id = entries_fts.rowid
+                        JOIN entries_fts_docsize s ON s.id = e.entry_id WHERE entries_fts MATCH ?
+                        """, arguments: [phrases.joined(separator: " AND ")])
+                    for row in rows {
+                        let frequencies = terms.map { term in
+                            Double(SQLiteDiaryStore.occurrences(of: Array(term.utf8), in: row[1]) + SQLiteDiaryStore.occurrences(of: Array(term.utf8), in: row[2]))
+                        }
+                        let length = try #require(FTS5Totals.sum(ofVarints: row[3]))
+                        #expect(relevance.score(frequencies: frequencies, length: Double(length)) == row[0] as Double, "\(terms)")
+                        compared += 1
+                    }
+                }
+            }
+            #expect(compared > 20, "\(compared) scores of several phrases compared")
         }
+    }
+
+    /// A phrase not counted weighs what bm25 gives one in half of the rows or more.
+    @Test func anUncountedPhraseWeighsTheFloor() {
+        let relevance = BM25(rows: 1000, tokens: 50_000, hits: [10, nil, 600])
+        #expect(relevance.weights[1] == BM25.floorWeight && relevance.weights[2] == BM25.floorWeight)
+        #expect(relevance.weights[0] == log(990.5 / 10.5))
     }
 }
