@@ -317,7 +317,9 @@ public struct EntryListSQL: Sendable {
             // Where the narrowing's index is keyed by id range, the page reads the newest ranges
             // first: `kashaquamo`'s page read 216 matches so, where sorting all took 19–47 ms.
             let indexed = Self.termsIndexed(query, search, Dialect.self)
-            let ranged = Self.rangedMatches(query, search, seek: seek, reach: limit + 1 + walkOffset, Dialect.self).flatMap {
+            // A page past what an `Int` counts (`PageRequest.offset`) reaches every row.
+            let (reach, overflow) = walkOffset.addingReportingOverflow(limit + 1)
+            let ranged = Self.rangedMatches(query, search, seek: seek, reach: overflow ? Int.max : reach, Dialect.self).flatMap {
                 Dialect.newestFirstPage((indexed + seek).joined(separator: " AND "), window: walkWindow, readingRanges: $0)
             }
             walkingPage = ranged ?? Self.newestFirst(indexed + seek, window: walkWindow, search, Dialect.self)

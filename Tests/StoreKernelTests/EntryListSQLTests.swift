@@ -285,6 +285,10 @@ enum ProbingDialect: EntrySQLDialect {
         let sought = rendered(EntryListSQL(after, dialect: ProbingDialect.self, narrowings: ["kashaquamo": ranged]).reading(totalIsEstimate: true).page)
         #expect(sought.sql.contains("AND (e.created, e.entry_id) < ($5, $6) REACH $7 ELSE"))
         #expect(sought.values[6] == .integer(21))
+        // A page past what an `Int` counts reaches every row.
+        let far = EntryQuery(page: PageRequest(page: Int.max, perPage: 100), filter: query.filter)
+        let farPage = rendered(EntryListSQL(far, dialect: ProbingDialect.self, narrowings: ["kashaquamo": ranged]).reading(totalIsEstimate: true).page)
+        #expect(farPage.values[4] == .integer(Int64.max))
     }
 
     @Test func anExportBatchIsTheOwnersEntriesOrThePublicOnes() {
