@@ -271,7 +271,13 @@ def case_logs():
         f"{len(SECRETS)} secrets searched in {len(TRANSCRIPT)} answers and {len(logs)} logs "
         f"({sum(len(l) for l in logs)} bytes): {', '.join(found) or 'none found'}", not found)
     # With binaries built under --sanitize=thread or address, their reports land in these logs.
-    alarms = sorted({m.group(0) for log in logs for m in re.finditer(
-        r"WARNING: ThreadSanitizer: [a-z -]+|ERROR: AddressSanitizer: [a-z-]+|Fatal error|runtime error|Segmentation fault", log)})
+    alarm = re.compile(r"WARNING: ThreadSanitizer: [a-z -]+|ERROR: AddressSanitizer: [a-z-]+|Fatal error|runtime error|Segmentation fault")
+    alarms = sorted({m.group(0) for log in logs for m in alarm.finditer(log)})
+    # Where each came from, for a run that cannot be replayed: the battery's folder goes at its end.
+    def case_of(server):
+        """The case folder a server's database is in, or PostgreSQL's."""
+        return "PostgreSQL" if "://" in server.database else os.path.basename(os.path.dirname(server.database))
+    where = [f"{os.path.basename(s.log)} ({case_of(s)}): {line.strip()[:300]}"
+             for s in SERVERS if os.path.exists(s.log) for line in s.log_text().splitlines() if alarm.search(line)]
     row("server logs: no crash, trap or sanitizer report", "none in any server's stderr",
-        f"{len(logs)} logs: {', '.join(alarms) or 'none'}", not alarms)
+        f"{len(logs)} logs: {', '.join(alarms) or 'none'}" + (f"; first lines: {' | '.join(where[:3])}" if where else ""), not alarms)
