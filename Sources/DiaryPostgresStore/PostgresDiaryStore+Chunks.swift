@@ -284,7 +284,7 @@ struct ChunkNarrowing {
     /// pieces of the entry's folded text (`entry_chunks` folds before it cuts), where a
     /// phrase's pairs are not. Only for a rare term's matches, which are read from the index
     /// (`TermNarrowing.sortsMatches`).
-    let narrowing: TermNarrowing
+    var narrowing: TermNarrowing
     /// True when the chunks hold the term in too many entries to narrow it (`mostCommonShare`):
     /// the condition is then the term's own check (`PostgresEntryDialect.foldedCheck`), for the
     /// walk newest first the planner takes for such a term, which no index would shorten.
@@ -303,9 +303,9 @@ struct ChunkNarrowing {
 
     /// The same narrowing, its page sorting every match rather than reading id ranges.
     var withoutRanges: ChunkNarrowing {
-        let old = narrowing
-        let sorted = TermNarrowing(old.condition, holdsTerm: old.holdsTerm, rows: old.rows, sortsMatches: old.sortsMatches, probe: old.probe)
-        return ChunkNarrowing(narrowing: sorted, isCommon: isCommon, commonWord: commonWord)
+        var sorted = self
+        sorted.narrowing.inRange = nil
+        return sorted
     }
 
     /// No chunk holds the term: no entry does.

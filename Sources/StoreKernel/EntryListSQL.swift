@@ -94,7 +94,9 @@ public struct TermNarrowing: Sendable {
     /// For a narrowing that sorts its matches, `condition` within one range of entry ids,
     /// `ranges.id_range`, where the engine's index is keyed by range: a page then reads the
     /// newest ranges until they hold its window (`RangedMatches`). Nil: it reads every match.
-    public let inRange: SQLFragment?
+    /// Settable, so that an engine that finds ranges cost more beside the other terms can take
+    /// them away from a narrowing it made.
+    public var inRange: SQLFragment?
 
     public init(
         _ condition: SQLFragment, holdsTerm: Bool, rows: SQLFragment? = nil, sortsMatches: Bool = false, probe: SQLFragment? = nil,
