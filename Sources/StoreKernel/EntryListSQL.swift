@@ -294,7 +294,6 @@ public struct EntryListSQL: Sendable {
         let filter = query.filter
         countedByDiaries = filter.query == nil && filter.since == nil && filter.until == nil && filter.tags.isEmpty
         let conditions = Self.conditions(query, search, tags: .gathered, Dialect.self)
-        let probed = Self.conditions(query, search.probing, tags: .probed, Dialect.self)
         let filtered = Self.filtered(conditions, search, viewerID: query.viewerID, Dialect.self)
         // Without a kept count, every filter counts up to the bound, so that a tag on a third of
         // a million entries costs what the bound's entries cost.
@@ -310,6 +309,7 @@ public struct EntryListSQL: Sendable {
         if countedByDiaries || search.matchesNothing {
             walkingPage = nil
         } else if filter.terms.isEmpty {
+            let probed = Self.conditions(query, search, tags: .probed, Dialect.self)
             walkingPage = Self.newestFirst(probed + seek, window: walkWindow, search, Dialect.self)
         } else if search.sortsMatches {
             // Not a walk: the page reads the matches a narrowing's index finds and sorts them, so
@@ -326,7 +326,8 @@ public struct EntryListSQL: Sendable {
             }
             walkingPage = ranged ?? Self.newestFirst(indexed + seek, window: walkWindow, search, Dialect.self)
         } else if let probe = Dialect.indexProbe(search, viewerID: query.viewerID) {
-            walkingPage = Self.newestFirst(probed + probe + seek, window: walkWindow, search, Dialect.self)
+            let walked = Self.conditions(query, search.probing, tags: .probedFirst, checking: probe, Dialect.self)
+            walkingPage = Self.newestFirst(walked + seek, window: walkWindow, search, Dialect.self)
         } else {
             walkingPage = nil
         }
@@ -359,7 +360,7 @@ public struct EntryListSQL: Sendable {
         _ query: EntryQuery, _ search: TermSearch, seek: [SQLFragment], reach: Int, _: Dialect.Type
     ) -> RangedMatches? {
         guard let sort = search.rangedSort else { return nil }
-        let checked = conditions(query, sort.checked, tags: .probed, Dialect.self)
+        let checked = conditions(query, sort.checked, tags: .probedFirst, Dialect.self)
         let checks = filtered(checked, sort.checked, viewerID: query.viewerID, Dialect.self)
         return RangedMatches(inRange: sort.inRange, checks: (checks + seek).joined(separator: " AND "), reach: reach)
     }
@@ -375,7 +376,7 @@ public struct EntryListSQL: Sendable {
         let leader = search.countLeader
         let termsRows = leader == .firstTag ? nil : Dialect.matchingRows(search, viewerID: query.viewerID)
         if !search.matchesNothing, !search.terms.isEmpty, let rows = termsRows {
-            let checked = Self.conditions(query, search.counted(from: rows), tags: .probed, Dialect.self)
+            let checked = Self.conditions(query, search.counted(from: rows), tags: .probedFirst, Dialect.self)
             return """
                 SELECT e.entry_id FROM \(rows) m JOIN entries e ON e.entry_id = m.rowid \
                 WHERE \(checked.joined(separator: " AND ")) \(window)
@@ -387,12 +388,9 @@ public struct EntryListSQL: Sendable {
         if let tag = query.filter.tags.first {
             // Joined, not `IN (SELECT …)`, which SQLite would first build into a list of every
             // entry holding the tag (44 ms for a tag on 317,000 entries, whatever the bound).
-            var probed = conditions(query, search.probing, tags: .probed, leavingOutTag: tag, Dialect.self)
-            if leader == .firstTag, let probes = Dialect.indexProbe(search, viewerID: query.viewerID) {
-                probed += probes
-            } else if let match = Dialect.indexMatch(search, viewerID: query.viewerID) {
-                probed.append(match)
-            }
+            let probes = leader == .firstTag ? Dialect.indexProbe(search, viewerID: query.viewerID) : nil
+            let checks = probes ?? Dialect.indexMatch(search, viewerID: query.viewerID).map { [$0] } ?? []
+            let probed = conditions(query, search.probing, tags: .probedFirst, leavingOutTag: tag, checking: checks, Dialect.self)
             return """
                 SELECT e.entry_id FROM entry_tags m JOIN entries e ON e.entry_id = m.entry_id \
                 WHERE m.tag = \(tag) AND \(probed.joined(separator: " AND ")) \(window)
@@ -455,31 +453,49 @@ public struct EntryListSQL: Sendable {
         /// A seek by entry in the tags' primary key: a walk newest first checks each entry,
         /// and stops once its page is full, however many entries hold the tag.
         case probed
+        /// As `probed`, each entry's tags checked before its terms, where the terms are checks
+        /// of each entry read (a walk, a count led by rows or by a tag), not conditions an index
+        /// serves: a tag's probe is a seek in a primary key, a term's check reads the text. Left
+        /// to their planners, both engines checked the text first (SQLite codes a correlated
+        /// subquery after the other conditions; PostgreSQL joins it after the scan's filter):
+        /// `night` with the tag `night`, newest first, checked each of 10,866 entries walked
+        /// for `night`, 56 ms at a million entries on PostgreSQL, where the tag first took 10.
+        case probedFirst
     }
 
-    /// Who may list, the diary, the dates, the tags and (`withTerms`) the terms, each a
-    /// condition on entries `e`; without `ledTag`, which the statement's driving table finds.
+    /// Who may list, the diary, the dates, the tags and (`withTerms`) the terms, then `checks`,
+    /// each a condition on entries `e`; without `ledTag`, which the statement's driving table
+    /// finds. With `.probedFirst`, the terms and `checks` are asked only of an entry holding
+    /// the tags (a `CASE`, which both engines evaluate in its order).
     static func conditions<Dialect: EntrySQLDialect>(
         _ query: EntryQuery, _ search: TermSearch, tags: TagMatch, leavingOutTag ledTag: String? = nil, withTerms: Bool = true,
-        _: Dialect.Type
+        checking checks: [SQLFragment] = [], _: Dialect.Type
     ) -> [SQLFragment] {
         let filter = query.filter
         var conditions = [EntryAccess.listable(by: query.viewerID, inDiaryOf: Dialect.inDiaryOf)]
         if let diaryID = query.diaryID { conditions.append("e.diary_id = \(diaryID)") }
         if let since = filter.since { conditions.append("e.created >= \(since)") }
         if let until = filter.until { conditions.append("e.created <= \(until)") }
+        var tagProbes: [SQLFragment] = []
         for tag in filter.tags where tag != ledTag {
             switch tags {
             case .gathered: conditions.append("e.entry_id IN (SELECT entry_id FROM entry_tags WHERE tag = \(tag))")
-            case .probed: conditions.append("EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.entry_id AND t.tag = \(tag))")
+            case .probed, .probedFirst:
+                tagProbes.append("EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.entry_id AND t.tag = \(tag))")
             }
         }
+        var termChecks: [SQLFragment] = []
         if search.matchesNothing {
-            conditions.append(SQLFragment(stringLiteral: Dialect.noRow))
+            termChecks.append(SQLFragment(stringLiteral: Dialect.noRow))
         } else if withTerms {
-            conditions += Dialect.termConditions(search, viewerID: query.viewerID)
+            termChecks += Dialect.termConditions(search, viewerID: query.viewerID)
         }
-        return conditions
+        termChecks += checks
+        guard tags == .probedFirst, !tagProbes.isEmpty, !termChecks.isEmpty else { return conditions + tagProbes + termChecks }
+        let tagsFirst: SQLFragment = """
+            CASE WHEN \(tagProbes.joined(separator: " AND ")) THEN \(termChecks.joined(separator: " AND ")) ELSE FALSE END
+            """
+        return conditions + [tagsFirst]
     }
 
     /// `conditions` and the index match of the indexed terms: what the count and the
