@@ -59,13 +59,15 @@ extension PostgresDiaryStore {
 // MARK: - Diagnostics
 
 extension PostgresDiaryStore {
-    /// The plan PostgreSQL makes for the page query of `query`, after `SET LOCAL` of each of
-    /// `settings` (such as `enable_seqscan = off`): for tests.
-    func queryPlan(for query: EntryQuery, settings: [String] = []) throws(StoreError) -> String {
+    /// The plan PostgreSQL makes for the page query of `query` (the walk newest first that many
+    /// matches make it when `walking`), after `SET LOCAL` of each of `settings` (such as
+    /// `enable_seqscan = off`): for tests.
+    func queryPlan(for query: EntryQuery, walking: Bool = false, settings: [String] = []) throws(StoreError) -> String {
         try read(.operation("query plan")) { session in
             try Self.withoutParallelWorkers(session)
             for setting in settings { try session.execute("SET LOCAL \(setting)") }
-            let explain: SQLFragment = "EXPLAIN \(try Self.chunkPlan(for: query, session).listSQL(query).page)"
+            let sql = try Self.chunkPlan(for: query, session).listSQL(query)
+            let explain: SQLFragment = "EXPLAIN \(walking ? sql.reading(totalIsEstimate: true).page : sql.page)"
             return try session.query(explain.postgres)
                 .map { try $0.decode(String.self) }.joined(separator: "\n")
         }

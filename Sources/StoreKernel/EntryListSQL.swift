@@ -53,6 +53,9 @@ public protocol EntrySQLDialect {
     /// Whether entry `e` is in one of the diaries of `userID`, for `EntryAccess.listable`:
     /// `EntryAccess.inDiaryOf` by default.
     static func inDiaryOf(_ userID: Int64) -> SQLFragment
+    /// Whether entry `e` holds `tag`, asked of each entry read before its terms
+    /// (`EntryListSQL.TagMatch.probedFirst`): a seek in the tags' primary key by default.
+    static func holdsTag(_ tag: String) -> SQLFragment
 }
 
 extension EntrySQLDialect {
@@ -63,6 +66,9 @@ extension EntrySQLDialect {
     }
     public static func indexProbe(_ search: TermSearch, viewerID: Int64?) -> [SQLFragment]? { nil }
     public static func inDiaryOf(_ userID: Int64) -> SQLFragment { EntryAccess.inDiaryOf(userID) }
+    public static func holdsTag(_ tag: String) -> SQLFragment {
+        "EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.entry_id AND t.tag = \(tag))"
+    }
     public static func newestFirstPage(_ conditions: SQLFragment, window: SQLFragment, readingRanges: RangedMatches) -> SQLFragment? {
         nil
     }
@@ -376,7 +382,10 @@ public struct EntryListSQL: Sendable {
         let leader = search.countLeader
         let termsRows = leader == .firstTag ? nil : Dialect.matchingRows(search, viewerID: query.viewerID)
         if !search.matchesNothing, !search.terms.isEmpty, let rows = termsRows {
-            let checked = Self.conditions(query, search.counted(from: rows), tags: .probedFirst, Dialect.self)
+            // The tags joined, not asked first: the rows' words are mostly held, not checked, and
+            // a join's seek costs less than a `CASE`'s subquery (`night` with the tag `daily`:
+            // 9.6 ms against 14 at a million entries on PostgreSQL).
+            let checked = Self.conditions(query, search.counted(from: rows), tags: .probed, Dialect.self)
             return """
                 SELECT e.entry_id FROM \(rows) m JOIN entries e ON e.entry_id = m.rowid \
                 WHERE \(checked.joined(separator: " AND ")) \(window)
@@ -454,7 +463,7 @@ public struct EntryListSQL: Sendable {
         /// and stops once its page is full, however many entries hold the tag.
         case probed
         /// As `probed`, each entry's tags checked before its terms, where the terms are checks
-        /// of each entry read (a walk, a count led by rows or by a tag), not conditions an index
+        /// of each entry read (a walk, a count led by a tag, a range's read), not conditions an index
         /// serves: a tag's probe is a seek in a primary key, a term's check reads the text. Left
         /// to their planners, both engines checked the text first (SQLite codes a correlated
         /// subquery after the other conditions; PostgreSQL joins it after the scan's filter):
@@ -480,8 +489,8 @@ public struct EntryListSQL: Sendable {
         for tag in filter.tags where tag != ledTag {
             switch tags {
             case .gathered: conditions.append("e.entry_id IN (SELECT entry_id FROM entry_tags WHERE tag = \(tag))")
-            case .probed, .probedFirst:
-                tagProbes.append("EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.entry_id AND t.tag = \(tag))")
+            case .probed: tagProbes.append("EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.entry_id AND t.tag = \(tag))")
+            case .probedFirst: tagProbes.append(Dialect.holdsTag(tag))
             }
         }
         var termChecks: [SQLFragment] = []

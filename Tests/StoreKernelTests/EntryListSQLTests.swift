@@ -174,15 +174,15 @@ enum ProbingDialect: EntrySQLDialect {
             EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.entry_id AND t.tag = $1) \
             ORDER BY e.created DESC, e.entry_id DESC LIMIT $2 OFFSET $3
             """)
-        // With terms, the terms' index drives the count and each tag is probed, before the
-        // terms are checked in the entry's text.
+        // With terms, the terms' index drives the count and each tag is probed.
         let search = EntryListSQL(EntryQuery(filter: EntryFilter(query: "kyoto", tags: ["daily"])), dialect: ProbingDialect.self)
         #expect(rendered(search.matches).sql == """
             SELECT e.entry_id FROM rows($1) m JOIN entries e ON e.entry_id = m.rowid \
-            WHERE e.visibility = 'public' AND CASE WHEN EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.entry_id AND t.tag = $2) \
-            THEN term($3) ELSE FALSE END LIMIT $4
+            WHERE e.visibility = 'public' AND EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.entry_id AND t.tag = $2) \
+            AND term($3) LIMIT $4
             """)
-        // So does the walk newest first, with the engine's probes of the terms.
+        // The walk newest first asks each entry's tags before its terms, with the engine's
+        // probes of them.
         #expect(rendered(search.reading(totalIsEstimate: true).page).sql == """
             SELECT cols FROM entries e WHERE e.visibility = 'public' \
             AND CASE WHEN EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.entry_id AND t.tag = $1) \
