@@ -57,6 +57,14 @@ enum SQLiteEntryDialect: EntrySQLDialect {
         }
     }
 
+    /// The narrowed terms' conditions, first among `termConditions`: a look-up of the entry's id
+    /// among those the chunks found (and, for a phrase, a check of its text after it), which
+    /// costs less than a tag's probe. Asked after the tag, the walk newest first of `kashaquamo`
+    /// with the tag `daily` (in 1.2 % and 32 % of a million entries) took 22 ms against 18.
+    static func leadingLookUps(_ search: TermSearch) -> Int {
+        narrowedConditions(search, viewerID: nil).count
+    }
+
     /// Whether `entries_grams` finds the rows a search counts and gathers: no term is long
     /// enough for the trigram indexes, or the store found its short terms the rarer
     /// (`TermSearch.shortTermsLead`).

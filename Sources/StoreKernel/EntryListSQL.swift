@@ -56,6 +56,10 @@ public protocol EntrySQLDialect {
     /// Whether entry `e` holds `tag`, asked of each entry read before its terms
     /// (`EntryListSQL.TagMatch.probedFirst`): a seek in the tags' primary key by default.
     static func holdsTag(_ tag: String) -> SQLFragment
+    /// How many of `termConditions(search)`, first in it, are look-ups that cost less than a
+    /// tag's probe (an id among ids gathered before), which a read one entry at a time asks
+    /// before the tags all the same: none by default.
+    static func leadingLookUps(_ search: TermSearch) -> Int
 }
 
 extension EntrySQLDialect {
@@ -66,6 +70,7 @@ extension EntrySQLDialect {
     }
     public static func indexProbe(_ search: TermSearch, viewerID: Int64?) -> [SQLFragment]? { nil }
     public static func inDiaryOf(_ userID: Int64) -> SQLFragment { EntryAccess.inDiaryOf(userID) }
+    public static func leadingLookUps(_ search: TermSearch) -> Int { 0 }
     public static func holdsTag(_ tag: String) -> SQLFragment {
         "EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.entry_id AND t.tag = \(tag))"
     }
@@ -493,18 +498,22 @@ public struct EntryListSQL: Sendable {
             case .probedFirst: tagProbes.append(Dialect.holdsTag(tag))
             }
         }
+        var lookUps: [SQLFragment] = []
         var termChecks: [SQLFragment] = []
         if search.matchesNothing {
             termChecks.append(SQLFragment(stringLiteral: Dialect.noRow))
         } else if withTerms {
-            termChecks += Dialect.termConditions(search, viewerID: query.viewerID)
+            let terms = Dialect.termConditions(search, viewerID: query.viewerID)
+            let leading = tags == .probedFirst ? min(Dialect.leadingLookUps(search), terms.count) : 0
+            lookUps = Array(terms.prefix(leading))
+            termChecks += terms.dropFirst(leading)
         }
         termChecks += checks
-        guard tags == .probedFirst, !tagProbes.isEmpty, !termChecks.isEmpty else { return conditions + tagProbes + termChecks }
+        guard tags == .probedFirst, !tagProbes.isEmpty, !termChecks.isEmpty else { return conditions + lookUps + tagProbes + termChecks }
         let tagsFirst: SQLFragment = """
             CASE WHEN \(tagProbes.joined(separator: " AND ")) THEN \(termChecks.joined(separator: " AND ")) ELSE FALSE END
             """
-        return conditions + [tagsFirst]
+        return conditions + lookUps + [tagsFirst]
     }
 
     /// `conditions` and the index match of the indexed terms: what the count and the

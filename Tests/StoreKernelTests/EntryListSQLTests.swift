@@ -39,9 +39,42 @@ enum ProbingDialect: EntrySQLDialect {
     }
 }
 
+/// `MarkedDialect` whose first term condition is a look-up that costs less than a tag's probe,
+/// and whose tag probe is its own.
+enum LookingUpDialect: EntrySQLDialect {
+    static let entryColumns = MarkedDialect.entryColumns
+    static let noRow = MarkedDialect.noRow
+    static func termConditions(_ search: TermSearch, viewerID: Int64?) -> [SQLFragment] { MarkedDialect.termConditions(search, viewerID: viewerID) }
+    static func indexMatch(_ search: TermSearch, viewerID: Int64?) -> SQLFragment? { nil }
+    static func rankedPage(_ search: TermSearch, filters: [SQLFragment], viewerID: Int64?, window: SQLFragment) -> SQLFragment {
+        MarkedDialect.rankedPage(search, filters: filters, viewerID: viewerID, window: window)
+    }
+    static func indexProbe(_ search: TermSearch, viewerID: Int64?) -> [SQLFragment]? { [] }
+    static func isOneOf(_ ids: [Int64]) -> SQLFragment { MarkedDialect.isOneOf(ids) }
+    static func leadingLookUps(_ search: TermSearch) -> Int { 1 }
+    static func holdsTag(_ tag: String) -> SQLFragment { "tagged(\(tag))" }
+}
+
 @Suite struct EntryListSQLTests {
     func rendered(_ fragment: SQLFragment) -> (sql: String, values: [SQLValue]) { fragment.rendered { "$\($0)" } }
     func rendered(_ fragment: SQLFragment?) -> (sql: String, values: [SQLValue]) { fragment.map(rendered) ?? ("no statement", []) }
+
+    /// A walk newest first asks the dialect's cheap look-ups, then the tags (its own probe of
+    /// them), then the rest of the terms, in that order whatever the engine's planner prefers.
+    @Test func aWalkAsksLookUpsThenTagsThenTheTermsText() {
+        let query = EntryQuery(filter: EntryFilter(query: "kashaquamo night", order: .newest, tags: ["daily"]))
+        let page = rendered(EntryListSQL(query, dialect: LookingUpDialect.self).reading(totalIsEstimate: true).page)
+        #expect(page.sql == """
+            SELECT cols FROM entries e WHERE e.visibility = 'public' AND term($1) \
+            AND CASE WHEN tagged($2) THEN term($3) ELSE FALSE END ORDER BY e.created DESC, e.entry_id DESC LIMIT $4 OFFSET $5
+            """)
+        #expect(Array(page.values.prefix(3)) == [.text("kashaquamo"), .text("daily"), .text("night")])
+        // Without tags, nothing is reordered.
+        let untagged = EntryQuery(filter: EntryFilter(query: "kashaquamo night", order: .newest))
+        #expect(rendered(EntryListSQL(untagged, dialect: LookingUpDialect.self).reading(totalIsEstimate: true).page).sql.contains(
+            "WHERE e.visibility = 'public' AND term($1) AND term($2) ORDER BY"
+        ))
+    }
 
     @Test func everyFilterIsAConditionWithItsValue() {
         let since = Date(timeIntervalSince1970: 1_700_000_000)
