@@ -159,11 +159,6 @@ enum PostgresEntryDialect: EntrySQLDialect {
         []
     }
 
-    /// The viewer's diaries gathered once into an array (an `InitPlan`), which each entry is
-    /// checked against. As `IN (SELECT …)`, a hashed subplan the planner could not weigh, the
-    /// count of a tag with a token merged the tag's entries with the whole primary key at a
-    /// million entries: 77,833 entries read for 1,001 of `night`, 39 ms, where the anonymous
-    /// count looked each of them up, 2 ms (3.5 ms so with a token).
     /// The tag's seek, which `OFFSET 0` keeps from being hashed: PostgreSQL weighs a subquery
     /// against every entry the read could reach, not the few its `LIMIT` lets it, and may read
     /// all of the tag's entries into a hash first. With `work_mem` at 16 MB (a count's
@@ -173,6 +168,11 @@ enum PostgresEntryDialect: EntrySQLDialect {
         "EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.entry_id AND t.tag = \(tag) OFFSET 0)"
     }
 
+    /// The viewer's diaries gathered once into an array (an `InitPlan`), which each entry is
+    /// checked against. As `IN (SELECT …)`, a hashed subplan the planner could not weigh, the
+    /// count of a tag with a token merged the tag's entries with the whole primary key at a
+    /// million entries: 77,833 entries read for 1,001 of `night`, 39 ms, where the anonymous
+    /// count looked each of them up, 2 ms (3.5 ms so with a token).
     static func inDiaryOf(_ userID: Int64) -> SQLFragment {
         "e.diary_id = ANY (ARRAY(SELECT diary_id FROM diaries WHERE user_id = \(userID)))"
     }

@@ -63,14 +63,18 @@ extension SQLiteDiaryStore {
     /// A search of short terms only (`entries_grams`) is weighed the same way
     /// (`shortTermsOutnumber`).
     static func countLeader(_ db: Database, _ query: EntryQuery, _ lookUp: ChunkLookUp) throws -> CountLeader? {
-        // A narrowed term's few entries lead; without a chunk index, nothing is looked up.
-        guard let tag = query.filter.tags.first, lookUp.narrowings.isEmpty, !query.filter.terms.isEmpty else { return nil }
+        // A narrowed term's few entries lead; without a chunk index (a replica's), nothing is
+        // looked up for the longer terms.
+        let search = TermSearch(query.filter.terms, shortestIndexed: SQLiteEntryDialect.shortestIndexedTerm)
+        let shortOnly = search.indexed.isEmpty
+        guard let tag = query.filter.tags.first, lookUp.narrowings.isEmpty, shortOnly ? !search.terms.isEmpty : !lookUp.indexed.isEmpty
+        else { return nil }
         let tagged = try Int.fetchOne(
             db.cachedStatement(sql: "SELECT count(*) FROM (SELECT 1 FROM entry_tags WHERE tag = ? LIMIT \(mostNarrowedEntries))"),
             arguments: [tag]
         ) ?? 0
         guard tagged < mostNarrowedEntries else { return nil }
-        guard !lookUp.indexed.isEmpty else { return try shortTermsOutnumber(tagged, db, query) ? .firstTag : nil }
+        guard !shortOnly else { return try shortTermsOutnumber(tagged, db, search) ? .firstTag : nil }
         let unlooked = lookUp.indexed.subtracting(lookUp.common)
         guard !unlooked.isEmpty else { return .firstTag }
         let match = unlooked.sorted().map(SQLiteEntryDialect.ftsString).joined(separator: " AND ")
@@ -81,7 +85,7 @@ extension SQLiteDiaryStore {
         return matched >= tagged ? .firstTag : nil
     }
 
-    /// Whether the entries holding every short term of `query` (its terms are all short) are
+    /// Whether the entries holding every term of `search` (all of them short) are
     /// `tagged` or more: then the first tag, on `tagged` entries, leads the count, each of them
     /// checked for the terms in its text. Led by the grams of 京都 (in a fifth of a million
     /// entries), each probed for the tag `night` (13,238 entries) until the count had its
@@ -89,8 +93,7 @@ extension SQLiteDiaryStore {
     /// asks, as the tag's are: each leader reads all of its rows, whoever may list them, and
     /// the plan changes what the count costs, never what it finds. Counting the public ones
     /// alone, a look-up of each, cost 12–19 ms more.
-    private static func shortTermsOutnumber(_ tagged: Int, _ db: Database, _ query: EntryQuery) throws -> Bool {
-        let search = TermSearch(query.filter.terms, shortestIndexed: SQLiteEntryDialect.shortestIndexedTerm)
+    private static func shortTermsOutnumber(_ tagged: Int, _ db: Database, _ search: TermSearch) throws -> Bool {
         guard let grams = SQLiteEntryDialect.gramQuery(search) else { return false }
         let matched = try Int.fetchOne(
             db.cachedStatement(sql: "SELECT count(*) FROM (SELECT 1 FROM entries_grams WHERE entries_grams MATCH ? LIMIT ?)"),

@@ -71,9 +71,7 @@ extension EntrySQLDialect {
     public static func indexProbe(_ search: TermSearch, viewerID: Int64?) -> [SQLFragment]? { nil }
     public static func inDiaryOf(_ userID: Int64) -> SQLFragment { EntryAccess.inDiaryOf(userID) }
     public static func leadingLookUps(_ search: TermSearch) -> Int { 0 }
-    public static func holdsTag(_ tag: String) -> SQLFragment {
-        "EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.entry_id AND t.tag = \(tag))"
-    }
+    public static func holdsTag(_ tag: String) -> SQLFragment { EntryListSQL.probe(of: tag) }
     public static func newestFirstPage(_ conditions: SQLFragment, window: SQLFragment, readingRanges: RangedMatches) -> SQLFragment? {
         nil
     }
@@ -490,12 +488,11 @@ public struct EntryListSQL: Sendable {
         if let diaryID = query.diaryID { conditions.append("e.diary_id = \(diaryID)") }
         if let since = filter.since { conditions.append("e.created >= \(since)") }
         if let until = filter.until { conditions.append("e.created <= \(until)") }
-        var tagProbes: [SQLFragment] = []
+        var probedTags: [String] = []
         for tag in filter.tags where tag != ledTag {
             switch tags {
             case .gathered: conditions.append("e.entry_id IN (SELECT entry_id FROM entry_tags WHERE tag = \(tag))")
-            case .probed: tagProbes.append("EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.entry_id AND t.tag = \(tag))")
-            case .probedFirst: tagProbes.append(Dialect.holdsTag(tag))
+            case .probed, .probedFirst: probedTags.append(tag)
             }
         }
         var lookUps: [SQLFragment] = []
@@ -509,11 +506,20 @@ public struct EntryListSQL: Sendable {
             termChecks += terms.dropFirst(leading)
         }
         termChecks += checks
-        guard tags == .probedFirst, !tagProbes.isEmpty, !termChecks.isEmpty else { return conditions + lookUps + tagProbes + termChecks }
+        guard tags == .probedFirst, !probedTags.isEmpty, !termChecks.isEmpty else {
+            return conditions + lookUps + probedTags.map(probe(of:)) + termChecks
+        }
         let tagsFirst: SQLFragment = """
-            CASE WHEN \(tagProbes.joined(separator: " AND ")) THEN \(termChecks.joined(separator: " AND ")) ELSE FALSE END
+            CASE WHEN \(probedTags.map(Dialect.holdsTag).joined(separator: " AND ")) \
+            THEN \(termChecks.joined(separator: " AND ")) ELSE FALSE END
             """
         return conditions + lookUps + [tagsFirst]
+    }
+
+    /// Whether entry `e` holds `tag`, by a seek in the tags' primary key, which an engine may
+    /// also turn into a join.
+    public static func probe(of tag: String) -> SQLFragment {
+        "EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.entry_id AND t.tag = \(tag))"
     }
 
     /// `conditions` and the index match of the indexed terms: what the count and the
