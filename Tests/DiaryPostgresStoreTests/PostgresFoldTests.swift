@@ -64,4 +64,43 @@ struct PostgresFoldTests {
             #expect(found > 100, "the terms find entries, so that the comparison says something")
         }
     }
+
+    /// Random texts of both signs, other letters and cases against random ASCII terms: the
+    /// ranked page's fold finds each term in the same titles and as many times in each body
+    /// as `lower()` does, counted by bytes as the page counts them.
+    @Test func theRankingFoldCountsWhatLowerCounts() throws {
+        try withDatabase { url in
+            let store = try PostgresDiaryStore(url: url)
+            defer { store.close() }
+            let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
+            var random = SplitMix64(seed: 131)
+            let pieces = ["ka", "KA", "\u{212A}a", "zi", "Z\u{0130}", "ZI", "ki", "K\u{0130}", "i", "I", "\u{0130}", "k", " ", "é", "É"]
+            func text(_ length: Int) -> String { (0..<length).map { _ in pieces[random.next(pieces.count)] }.joined() }
+            for _ in 0..<60 {
+                _ = try store.createEntry(userID: alice.id, diaryID: nil, title: text(3), body: text(30), visibility: .public)
+            }
+            let letters = ["ka", "zi", "ki", "i", "k", "a", "z"]
+            var hits = 0
+            for _ in 0..<60 {
+                let term = (0..<(2 + random.next(2))).map { _ in letters[random.next(letters.count)] }.joined()
+                let fold = PostgresEntryDialect.rankingFold(of: [term, "zzz"])
+                func counted(title: SQLFragment, body: SQLFragment) -> SQLFragment {
+                    """
+                    SELECT (strpos(\(title), lower(\(term))) > 0)::integer * 1000 \
+                    + (octet_length(\(body)) - octet_length(replace(\(body), lower(\(term)), ''))) / octet_length(lower(\(term))) \
+                    FROM entries e ORDER BY e.entry_id
+                    """
+                }
+                let (folded, lowered) = try store.read(.operation("hits")) { session in
+                    func run(_ statement: SQLFragment) throws -> [Int] { try session.query(statement.postgres).map { try $0.decode(Int.self) } }
+                    return (try run(counted(title: fold.title, body: fold.body)), try run(counted(title: "lower(e.title)", body: "lower(e.body)")))
+                }
+                #expect(folded == lowered, "\(term.debugDescription)")
+                hits += lowered.reduce(0, +)
+            }
+            #expect(hits > 1000, "the terms are found, so that the comparison says something")
+            // A term outside ASCII is folded by `lower()` alone.
+            #expect(PostgresEntryDialect.rankingFold(of: ["café"]).title.rendered { _ in "?" }.sql == "lower(e.title)")
+        }
+    }
 }
