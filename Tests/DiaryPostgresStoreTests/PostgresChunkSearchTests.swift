@@ -58,6 +58,7 @@ struct PostgresChunkSearchTests {
             try post("accents", "café au lait, naïve")
             try post("escapes", "100%_sure and back\\slash")
             try post("mixed", "京都zanzibar旅\tand a tab")
+            try post("rain", "Zanzibar: 雨でした。 river  bridge")
             try post("private", "zanzibar in secret", .private)
             try post("unlisted", "the river bridge, unlisted", .unlisted)
             let terms = [
@@ -73,8 +74,20 @@ struct PostgresChunkSearchTests {
                     }
                 }
             }
-            #expect(try ids(store, "zanzibar", order: .newest).count == 3)
-            #expect(try ids(store, "zanzibar", viewerID: alice.id).count == 4)
+            #expect(try ids(store, "zanzibar", order: .newest).count == 4)
+            #expect(try ids(store, "zanzibar", viewerID: alice.id).count == 5)
+            // Beside a rare word, a term the chunks do not narrow is checked in its matches.
+            for words in ["zanzibar 雨でした", "雨でした zanzibar", "zanzibar \"river  bridge\"", "雨でした nowhere"] {
+                for viewer in [nil, alice.id] {
+                    for order in [EntryOrder.newest, .relevance] {
+                        let query = EntryQuery(page: PageRequest(page: 1, perPage: 100), filter: EntryFilter(query: words, order: order), viewerID: viewer)
+                        let narrowed = try store.entries(query, narrowedByChunks: true).page
+                        let plain = try store.entries(query, narrowedByChunks: false).page
+                        #expect(narrowed.entries.map(\.id) == plain.entries.map(\.id) && narrowed.total == plain.total, "\(words)")
+                    }
+                }
+            }
+            #expect(try store.entries(EntryQuery(filter: EntryFilter(query: "zanzibar 雨でした")), narrowedByChunks: true).page.total == 1)
             #expect(try ids(store, "river bridge").count == 2)
             #expect(try ids(store, "kite").count == 1)
             // Which terms the chunks narrow: those holding an ASCII letter or digit, with parts
@@ -305,8 +318,12 @@ struct PostgresChunkSearchTests {
     /// is the one the trigram indexes find, for anyone and for the owner.
     @Test func aRareWordsPageReadsTheNewestRangesFirst() throws {
         try withDatabase { url in
-            // In four fifths of the 2,000 entries: past the count's bound.
-            try writeOldDatabase(url, version: 9, body: "md5(i::text) || CASE WHEN i % 5 = 0 THEN '' ELSE ' kiwis' END")
+            // In four fifths of the 2,000 entries: past the count's bound; 雨でした in nine tenths,
+            // a term the chunks do not narrow (not ASCII), which is checked in each match.
+            try writeOldDatabase(
+                url, version: 9,
+                body: "md5(i::text) || CASE WHEN i % 5 = 0 THEN '' ELSE ' kiwis' END || CASE WHEN i % 10 = 3 THEN '' ELSE ' 雨でした' END"
+            )
             try PostgresDiaryStore.withAdminConnection(url, subject: "ids") { session in
                 // A third of the entries in each of three ranges of ids, oldest lowest.
                 try session.execute("UPDATE entries SET entry_id = entry_id + ((entry_id - 1) * 3 / 2000) * 65536")
@@ -351,6 +368,7 @@ struct PostgresChunkSearchTests {
                 let cases: [(String, [String], EntryOrder, Int64?)] = [
                     ("kiwis", [], .newest, nil), ("kiwis", [], .relevance, 1), ("kiwis", ["half"], .newest, 1),
                     ("entry kiwis", ["half"], .newest, nil), ("kiwis entry", [], .relevance, nil),
+                    ("kiwis 雨でした", [], .newest, nil), ("雨でした kiwis", ["half"], .newest, 1),
                 ]
                 for (words, tags, order, viewerID) in cases {
                     try compare(EntryFilter(query: words, order: order, tags: tags), viewerID: viewerID, "\(label): \(words) \(tags) \(order) \(viewerID ?? 0)")
