@@ -11,6 +11,15 @@ import Testing
 /// it finds what `lower()` and LIKE find, on the PostgreSQL the tests run on.
 @Suite(.enabled(if: testServer != nil, "DIARY_TEST_POSTGRES_URL names no server"))
 struct PostgresFoldTests {
+    /// 60 public entries of a new user's, each title and body so many `pieces` drawn by `random`.
+    func postRandomTexts(_ store: PostgresDiaryStore, _ random: inout SplitMix64, pieces: [String], titlePieces: Int, bodyPieces: Int) throws {
+        let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
+        func text(_ length: Int) -> String { (0..<length).map { _ in pieces[random.next(pieces.count)] }.joined() }
+        for _ in 0..<60 {
+            _ = try store.createEntry(userID: alice.id, diaryID: nil, title: text(titlePieces), body: text(bodyPieces), visibility: .public)
+        }
+    }
+
     /// What the check rests on: `lower()` maps every code point to exactly one, and only U+0130
     /// and U+212A from outside ASCII into it. A PostgreSQL or a collation that folds more would
     /// fail here, rather than have a search miss entries.
@@ -37,13 +46,9 @@ struct PostgresFoldTests {
         try withDatabase { url in
             let store = try PostgresDiaryStore(url: url)
             defer { store.close() }
-            let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
             var random = SplitMix64(seed: 130)
             let pieces = ["ka", "KA", "\u{212A}a", "zi", "Z\u{0130}", "ZI", "bar", "i", "I", "\u{0130}", "k", " ", "é", "É", "%", "_"]
-            func text(_ length: Int) -> String { (0..<length).map { _ in pieces[random.next(pieces.count)] }.joined() }
-            for _ in 0..<60 {
-                _ = try store.createEntry(userID: alice.id, diaryID: nil, title: text(2), body: text(12), visibility: .public)
-            }
+            try postRandomTexts(store, &random, pieces: pieces, titlePieces: 2, bodyPieces: 12)
             let letters = ["ka", "zi", "bar", "i", "k", "a", " ", "%", "_"]
             var found = 0
             for _ in 0..<150 {
@@ -72,13 +77,9 @@ struct PostgresFoldTests {
         try withDatabase { url in
             let store = try PostgresDiaryStore(url: url)
             defer { store.close() }
-            let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
             var random = SplitMix64(seed: 131)
             let pieces = ["ka", "KA", "\u{212A}a", "zi", "Z\u{0130}", "ZI", "ki", "K\u{0130}", "i", "I", "\u{0130}", "k", " ", "é", "É"]
-            func text(_ length: Int) -> String { (0..<length).map { _ in pieces[random.next(pieces.count)] }.joined() }
-            for _ in 0..<60 {
-                _ = try store.createEntry(userID: alice.id, diaryID: nil, title: text(3), body: text(30), visibility: .public)
-            }
+            try postRandomTexts(store, &random, pieces: pieces, titlePieces: 3, bodyPieces: 30)
             let letters = ["ka", "zi", "ki", "i", "k", "a", "z"]
             var hits = 0
             for _ in 0..<60 {
