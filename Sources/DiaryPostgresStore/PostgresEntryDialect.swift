@@ -68,17 +68,14 @@ enum PostgresEntryDialect: EntrySQLDialect {
                 // Without a check when the chunks hold the term: at a million entries, checking
                 // the 986 entries of `zanzibar` was half of its count's 18–28 ms.
                 guard !narrowing.holdsTerm else { return "(\(narrowing.condition))" }
-                // Where the text is not folded already (the ranked page folds it once), an ASCII
-                // term is checked without `lower()`.
-                let check = folded == .inPlace ? foldedCheck(term) ?? folded.holds(term) : folded.holds(term)
-                return "(\(narrowing.condition) AND \(check))"
+                return "(\(narrowing.condition) AND \(check(term, folded: folded)))"
             }
             if search.isIndexed(term) {
                 // Beside a word the chunk index finds rare, whose matches it reads (`sortsMatches`),
                 // a check of each of them, which the planner cannot read the trigram indexes for:
                 // it joined the trigrams of `雨でした` (in half of a million entries) to the 986
                 // entries of `zanzibar`, a bitmap of 527,397 entries, 74 ms for the count.
-                if search.sortsMatches { return folded == .inPlace ? foldedCheck(term) ?? folded.holds(term) : folded.holds(term) }
+                if search.sortsMatches { return check(term, folded: folded) }
                 // As the trigram indexes' expressions, whatever `folded`: the indexes find them.
                 let pattern = LikePattern.containing(term)
                 return "(lower(e.title) LIKE lower(\(pattern)) OR lower(e.body) LIKE lower(\(pattern)))"
@@ -94,6 +91,12 @@ enum PostgresEntryDialect: EntrySQLDialect {
             let lookUp: SQLFragment = "entry_bigrams(e.title, e.body) @> \(bigrams) AND entry_bigrams(e.title, e.body) && \(bigrams)"
             return "(\(scan) AND (bigrams_are_common(\(bigrams)) OR (\(lookUp))))"
         }
+    }
+
+    /// Whether `term` is in entry `e`'s title or body, `folded`: where the text is not folded
+    /// already (the ranked page folds it once), an ASCII term is checked without `lower()`.
+    static func check(_ term: String, folded: FoldedText) -> SQLFragment {
+        folded == .inPlace ? foldedCheck(term) ?? folded.holds(term) : folded.holds(term)
     }
 
     /// Whether entry `e`'s title or body holds `term` as `lower()` folds both, for a term of

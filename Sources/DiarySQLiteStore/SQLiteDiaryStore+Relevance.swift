@@ -25,7 +25,8 @@ extension SQLiteDiaryStore {
     /// `ids` (every match of the list, at most the count's bound) in relevance order: a
     /// signed-in viewer's own unlisted and private ones first, newest first, then public ones
     /// by bm25 over `entries_fts`, each tie newest id first. Nil when a term is neither
-    /// narrowed nor a common word (`commonChunks`), which FTS5 then ranks.
+    /// narrowed, nor a common word (`commonChunks`), nor one of ASCII and caseless characters
+    /// (`publicHits(_:phrase:)`), which FTS5 then ranks.
     static func relevanceOrder(_ db: Database, ids: [Int64], search: TermSearch, commonChunks: [String: String]) throws -> [Int64]? {
         guard !search.indexed.isEmpty, let totals = try FTS5Totals(db, table: "entries_fts"), totals.rows > 0 else { return nil }
         var hits: [Int64?] = []
@@ -100,8 +101,9 @@ extension SQLiteDiaryStore {
         return count > bound ? nil : count
     }
 
-    /// The public entries holding `term`, one the chunks do not look up whose characters are
-    /// ASCII or caseless (`SQLiteEntryDialect.signsFoldedInto`: 雨でした, 京都市), counted in the
+    /// The public entries holding `term`, one the chunks do not look up (not ASCII, or in too
+    /// many chunks) whose characters are ASCII or caseless (`SQLiteEntryDialect.signsFoldedInto`:
+    /// 雨でした, 京都市), whose instances `occurrences(of:in:)` finds as FTS5 does, counted in the
     /// public trigram index up to `mostNarrowedEntries`, or nil past it, as a common word: it
     /// then weighs the floor. Ranked by FTS5 instead, `雨でした zanzibar` (雨でした in half of a
     /// million entries) took 286 ms, bm25 counting every entry holding 雨でした's trigrams.
