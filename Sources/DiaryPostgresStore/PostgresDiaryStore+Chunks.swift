@@ -92,17 +92,18 @@ extension PostgresDiaryStore {
         let jointShare = together.values.reduce(1.0) { $0 * $1.share }
         guard !together.isEmpty, jointShare < mostJointShareWalked else { return ChunkPlan(narrowings: narrowings) }
         var plan = ChunkPlan(narrowings: narrowings)
-        if !tags.isEmpty {
-            plan.countLeader = try jointShare < rarestShare(of: tags, session) ? .terms : .firstTag
-        }
         // A term the index does not hold (too short) has no narrowing either.
         let othersCheckedCheaply = terms.allSatisfy { narrowings[$0]?.isCommon == true }
         var rangedTag: String?
-        if othersCheckedCheaply, plan.countLeader == .firstTag, let tag = tags.first,
-            try rarestShare(of: [tag], session) >= leastTagShareReadInRanges
-        {
-            rangedTag = tag
-            plan.countLeader = .terms
+        if let tag = tags.first {
+            let rarest = try rarestShare(of: tags, session)
+            plan.countLeader = jointShare < rarest ? .terms : .firstTag
+            if othersCheckedCheaply, plan.countLeader == .firstTag,
+                try (tags.count == 1 ? rarest : rarestShare(of: [tag], session)) >= leastTagShareReadInRanges
+            {
+                rangedTag = tag
+                plan.countLeader = .terms
+            }
         }
         let rows = othersCheckedCheaply ? rangedRows(together.sorted { $0.key < $1.key }.map(\.value), tag: rangedTag) : nil
         for (term, word) in together {

@@ -147,15 +147,15 @@ enum PostgresEntryDialect: EntrySQLDialect {
     /// page of `zanzibar`'s 986 matches at a million entries took 17.4 ms in psql with it, 13.4
     /// folded so (`PostgresFoldTests.theRankingFoldCountsWhatLowerCounts`).
     static func rankingFold(of terms: [String]) -> (title: SQLFragment, body: SQLFragment) {
-        guard terms.allSatisfy({ $0.unicodeScalars.allSatisfy(\.isASCII) }) else { return ("lower(e.title)", "lower(e.body)") }
+        let lowered = FoldedText.inPlace, letters = FoldedText.asciiLetters
+        guard terms.allSatisfy({ $0.unicodeScalars.allSatisfy(\.isASCII) }) else { return ("\(sql: lowered.title)", "\(sql: lowered.body)") }
         let signs = signs(foldedInto: terms.joined(separator: " "))
-        func folded(_ column: String) -> SQLFragment {
-            let letters = SQLFragment(stringLiteral: "lower(\(column) COLLATE \"C\")")
-            guard !signs.isEmpty else { return letters }
+        func folded(_ column: String, lowered: String, letters: String) -> SQLFragment {
+            guard !signs.isEmpty else { return "\(sql: letters)" }
             let holdsSign = signs.map { (sign: String) -> SQLFragment in "strpos(\(sql: column), \(sign)) > 0" }
-            return "CASE WHEN \(holdsSign.joined(separator: " OR ")) THEN lower(\(sql: column)) ELSE \(letters) END"
+            return "CASE WHEN \(holdsSign.joined(separator: " OR ")) THEN \(sql: lowered) ELSE \(sql: letters) END"
         }
-        return (folded("e.title"), folded("e.body"))
+        return (folded("e.title", lowered: lowered.title, letters: letters.title), folded("e.body", lowered: lowered.body, letters: letters.body))
     }
 
     /// Whether the bigram index can narrow a search for `term`: it has a bigram (two code

@@ -88,11 +88,8 @@ extension SQLiteDiaryStore {
     private static func publicHits(_ db: Database, chunks: String) throws -> Int64? {
         let notPublic = try Int64.fetchOne(db, sql: "SELECT coalesce(sum(entry_count - public_count), 0) FROM diaries") ?? 0
         let bound = Int64(mostNarrowedEntries)
-        if notPublic <= bound {
-            let held = try Int64.fetchOne(db.cachedStatement(sql: """
-                SELECT count(*) FROM (SELECT 1 FROM entries_chunks WHERE entries_chunks MATCH ? LIMIT ?)
-                """), arguments: [chunks, bound + notPublic + 1]) ?? 0
-            if held > bound + notPublic { return nil }
+        if notPublic <= bound, try matchCount(db, in: "entries_chunks", chunks, upTo: bound + notPublic + 1) > bound + notPublic {
+            return nil
         }
         let count = try Int64.fetchOne(db.cachedStatement(sql: """
             SELECT count(*) FROM (SELECT 1 FROM entries_chunks c JOIN entries e ON e.entry_id = c.rowid \
@@ -109,10 +106,7 @@ extension SQLiteDiaryStore {
     /// million entries) took 286 ms, bm25 counting every entry holding 雨でした's trigrams.
     private static func publicHits(_ db: Database, phrase term: String) throws -> Int64? {
         let bound = Int64(mostNarrowedEntries)
-        let count = try Int64.fetchOne(
-            db.cachedStatement(sql: "SELECT count(*) FROM (SELECT 1 FROM entries_fts WHERE entries_fts MATCH ? LIMIT ?)"),
-            arguments: [SQLiteEntryDialect.ftsString(term), bound + 1]
-        ) ?? 0
+        let count = try matchCount(db, in: "entries_fts", SQLiteEntryDialect.ftsString(term), upTo: bound + 1)
         return count > bound ? nil : count
     }
 

@@ -60,8 +60,8 @@ extension SQLiteDiaryStore {
     /// 53–68 and 14–17 ms. The tag's entries and the terms' public matches are counted
     /// whoever asks: the plan changes what the count costs, never what it finds.
     ///
-    /// A search of short terms only (`entries_grams`) is weighed the same way
-    /// (`shortTermsOutnumber`).
+    /// A search of short terms only (`entries_grams`) is weighed against its grams' entries,
+    /// every one counted (`shortTermsOutnumber`).
     static func countLeader(_ db: Database, _ query: EntryQuery, _ lookUp: ChunkLookUp) throws -> CountLeader? {
         // A narrowed term's few entries lead; without a chunk index (a replica's), nothing is
         // looked up for the longer terms.
@@ -78,11 +78,7 @@ extension SQLiteDiaryStore {
         let unlooked = lookUp.indexed.subtracting(lookUp.common)
         guard !unlooked.isEmpty else { return .firstTag }
         let match = unlooked.sorted().map(SQLiteEntryDialect.ftsString).joined(separator: " AND ")
-        let matched = try Int.fetchOne(
-            db.cachedStatement(sql: "SELECT count(*) FROM (SELECT 1 FROM entries_fts WHERE entries_fts MATCH ? LIMIT ?)"),
-            arguments: [match, tagged]
-        ) ?? 0
-        return matched >= tagged ? .firstTag : nil
+        return try matchCount(db, in: "entries_fts", match, upTo: Int64(tagged)) >= tagged ? .firstTag : nil
     }
 
     /// Whether the entries holding every term of `search` (all of them short) are
@@ -95,11 +91,16 @@ extension SQLiteDiaryStore {
     /// alone, a look-up of each, cost 12–19 ms more.
     private static func shortTermsOutnumber(_ tagged: Int, _ db: Database, _ search: TermSearch) throws -> Bool {
         guard let grams = SQLiteEntryDialect.gramQuery(search) else { return false }
-        let matched = try Int.fetchOne(
-            db.cachedStatement(sql: "SELECT count(*) FROM (SELECT 1 FROM entries_grams WHERE entries_grams MATCH ? LIMIT ?)"),
-            arguments: [grams, tagged]
+        return try matchCount(db, in: "entries_grams", grams, upTo: Int64(tagged)) >= tagged
+    }
+
+    /// How many rows of the FTS5 table `table` match `match`, counted up to `limit`: a count
+    /// that stops, whatever the index holds.
+    static func matchCount(_ db: Database, in table: String, _ match: String, upTo limit: Int64) throws -> Int64 {
+        try Int64.fetchOne(
+            db.cachedStatement(sql: "SELECT count(*) FROM (SELECT 1 FROM \(table) WHERE \(table) MATCH ? LIMIT ?)"),
+            arguments: [match, limit]
         ) ?? 0
-        return matched >= tagged
     }
 
     /// The entries of `ids`, in that order, with their authors and tags.

@@ -88,7 +88,13 @@ struct ChunkSearchTests {
             let start = Date(timeIntervalSince1970: 1_800_000_000)
             let bodies = ["the Zanzibar coffee", "coffee in 京都", "zanzibar, café au lait", "ZANZIBAR 京都市 river bridge", "coffee", "Café"]
             try store.insertEntries((0..<300).map { index in
-                SeedEntry(diaryID: diary.id, title: "day \(index)", body: bodies[index % bodies.count], created: start + Double(index))
+                // In the entries of 京都市, each word repeated a varying number of times, so that the
+                // order of `zanzibar 京都市` by relevance turns on each term's weight.
+                let repeats = index % bodies.count == 3
+                    ? String(repeating: " 京都市", count: index % 4) + String(repeating: " zanzibar", count: index % 3) : ""
+                return SeedEntry(
+                    diaryID: diary.id, title: "day \(index)", body: bodies[index % bodies.count] + repeats, created: start + Double(index)
+                )
             })
             let queries = [
                 "zanzibar coffee", "coffee zanzibar", "zanzibar 京都", "zanzibar café", "zanzibar CAFÉ", "\"river bridge\" zanzibar",
