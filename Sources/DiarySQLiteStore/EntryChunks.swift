@@ -9,7 +9,7 @@ import GRDBSQLite
 ///
 /// The fold: A–Z to a–z, KELVIN SIGN (U+212A) to k and LONG S (U+017F) to s, every other
 /// character as it is. SQLite 3.40.1's trigram tokenizer folds exactly those two characters
-/// outside ASCII into ASCII (`SQLiteEntryDialect.signsFoldedInto`), so an all-ASCII term is
+/// outside ASCII into ASCII (`TrigramFold`), so an all-ASCII term is
 /// in a title or body as the trigram index finds it exactly where it is in one of its chunks
 /// so folded: the chunks then hold the term, and the text need not be checked.
 enum EntryChunks {
@@ -102,6 +102,12 @@ enum EntryChunks {
             offset += length
         }
         return folded
+    }
+
+    /// The whole of `text`'s UTF-8, folded (`fold`).
+    static func folded(_ text: String) -> [UInt8] {
+        var text = text
+        return text.withUTF8 { folded($0) }
     }
 
     /// The byte at `offset` folded, with how many bytes it stands for: a KELVIN SIGN

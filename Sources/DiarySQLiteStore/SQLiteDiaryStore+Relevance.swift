@@ -25,7 +25,7 @@ extension SQLiteDiaryStore {
     /// `ids` (every match of the list, at most the count's bound) in relevance order: a
     /// signed-in viewer's own unlisted and private ones first, newest first, then public ones
     /// by bm25 over `entries_fts`, each tie newest id first. Nil when a term is neither
-    /// narrowed, nor a common word (`commonChunks`), nor one of ASCII and caseless characters
+    /// narrowed, nor a common word (`commonChunks`), nor one whose fold is known
     /// (`publicHits(_:phrase:)`), which FTS5 then ranks.
     static func relevanceOrder(_ db: Database, ids: [Int64], search: TermSearch, commonChunks: [String: String]) throws -> [Int64]? {
         guard !search.indexed.isEmpty, let totals = try FTS5Totals(db, table: "entries_fts"), totals.rows > 0 else { return nil }
@@ -35,13 +35,16 @@ extension SQLiteDiaryStore {
                 hits.append(try publicHits(db, term, narrowing, rows))
             } else if let chunks = commonChunks[term] {
                 hits.append(try publicHits(db, chunks: chunks))
-            } else if SQLiteEntryDialect.signsFoldedInto(term) != nil {
+            } else if TrigramFold.signs(foldedInto: term) != nil {
                 hits.append(try publicHits(db, phrase: term))
             } else {
                 return nil
             }
         }
-        let folded = search.indexed.map { Array($0.lowercased().utf8) }
+        let folded = search.indexed.map { Array((TrigramFold.folded($0) ?? $0.lowercased()).utf8) }
+        // Each text folded whole where a term needs it (é, from É), else as the chunks fold,
+        // which costs less.
+        let wholeFold = search.indexed.contains(where: TrigramFold.foldsBeyondEntryChunks) ? TrigramFold.table : nil
         let relevance = BM25(rows: totals.rows, tokens: totals.tokens, hits: hits)
         let matches: SQLFragment = """
             SELECT e.entry_id, e.visibility = 'public', e.created, e.title, e.body, s.sz
@@ -58,7 +61,8 @@ extension SQLiteDiaryStore {
                 continue
             }
             let title: String = row[3], body: String = row[4]
-            let frequencies = folded.map { occurrences(of: $0, in: title) + occurrences(of: $0, in: body) }
+            let texts = [title, body].map { wholeFold?.foldedBytes(of: $0) ?? EntryChunks.folded($0) }
+            let frequencies = folded.map { term in texts.reduce(0) { $0 + occurrences(of: term, inFolded: $1) } }
             guard !frequencies.contains(0), let size = row[5] as Data?, let length = FTS5Totals.sum(ofVarints: size) else { return nil }
             listed.append((id, relevance.score(frequencies: frequencies.map(Double.init), length: Double(length))))
         }
@@ -99,8 +103,8 @@ extension SQLiteDiaryStore {
     }
 
     /// The public entries holding `term`, one the chunks do not look up (not ASCII, or in too
-    /// many chunks) whose characters are ASCII or caseless (`SQLiteEntryDialect.signsFoldedInto`:
-    /// 雨でした, 京都市), whose instances `occurrences(of:in:)` finds as FTS5 does, counted in the
+    /// many chunks) whose fold is known (`TrigramFold.signs(foldedInto:)`: 雨でした, 京都市,
+    /// café), whose instances `occurrences(of:inFolded:)` finds as FTS5 does, counted in the
     /// public trigram index up to `mostNarrowedEntries`, or nil past it, as a common word: it
     /// then weighs the floor. Ranked by FTS5 instead, `雨でした zanzibar` (雨でした in half of a
     /// million entries) took 286 ms, bm25 counting every entry holding 雨でした's trigrams.
@@ -120,16 +124,19 @@ extension SQLiteDiaryStore {
     /// (`EntryChunks.fold`), holds the term, overlapping ones too ("aaa" is twice in "aaaa").
     /// Compared byte for byte: the bytes of any other character are outside ASCII.
     static func occurrences(of term: [UInt8], in text: String) -> Int {
-        var text = text
-        return text.withUTF8 { bytes in
-            let folded = EntryChunks.folded(bytes)
-            guard folded.count >= term.count, !term.isEmpty else { return 0 }
-            var count = 0
-            for start in 0...(folded.count - term.count) where folded[start] == term[0] {
-                if folded[start..<start + term.count].elementsEqual(term) { count += 1 }
-            }
-            return count
+        occurrences(of: term, inFolded: EntryChunks.folded(text))
+    }
+
+    /// The instances of the folded `term` in the folded `text`, overlapping ones too, compared
+    /// byte for byte: a match starts only where a character does, as no character's UTF-8
+    /// starts inside another's.
+    static func occurrences(of term: [UInt8], inFolded folded: [UInt8]) -> Int {
+        guard folded.count >= term.count, !term.isEmpty else { return 0 }
+        var count = 0
+        for start in 0...(folded.count - term.count) where folded[start] == term[0] {
+            if folded[start..<start + term.count].elementsEqual(term) { count += 1 }
         }
+        return count
     }
 }
 

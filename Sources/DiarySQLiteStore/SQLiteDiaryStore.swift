@@ -81,6 +81,9 @@ public final class SQLiteDiaryStore: DiaryStore {
         } catch {
             throw StoreError(error, subject: .operation(subject))
         }
+        // A store that serves reads the fold of every code point now, not in its first search
+        // with an accented letter; a run of the CLI does not, unless it searches for one.
+        if !readingOnWriter { TrigramFold.warmUp() }
     }
 
     /// The largest WAL a store opened `keepingWAL` leaves at its close. The first connection to

@@ -152,55 +152,24 @@ enum SQLiteEntryDialect: EntrySQLDialect {
         let probe: SQLFragment = viewerID == nil ? publicProbe : """
             (\(publicProbe) OR EXISTS (SELECT 1 FROM entries_private_fts WHERE entries_private_fts MATCH \(match) AND rowid = e.entry_id))
             """
-        // A column that holds the term with ASCII letters folded holds it as the trigram
-        // tokenizer folds (it folds ASCII letters alike, and maps each other character by
-        // itself), so the entry matches without the probe, which cost 300 µs an entry
-        // for "coffee" at a million entries; one that does not is probed, for the
-        // letters only the tokenizer folds (É and é). LIKE folds A-Z and nothing else, as
-        // `lower()` does, without copying the text: `instr(lower(…))` took three times as long
-        // as LIKE over 20,000 entries of a million (about 1 KB each; 146 against 40–50 ms).
-        let pattern = LikePattern.containing(term)
+        // A column that holds the term folded (`TrigramFold`) with LIKE's fold, A–Z alone,
+        // holds it as the trigram tokenizer folds, so the entry matches without the probe, which
+        // cost 300 µs an entry for "coffee" at a million entries. LIKE does not copy the text:
+        // `instr(lower(…))` took three times as long as LIKE over 20,000 entries of a million
+        // (about 1 KB each; 146 against 40–50 ms).
+        let pattern = LikePattern.containing(TrigramFold.folded(term) ?? term)
         let holds: SQLFragment = "e.title LIKE \(pattern) ESCAPE '\\' OR e.body LIKE \(pattern) ESCAPE '\\'"
-        guard let signs = signsFoldedInto(term) else { return "(\(holds) OR \(probe))" }
-        // A term of ASCII and caseless characters is in a column as the tokenizer folds it only
-        // where LIKE finds it, or where the column holds a sign the tokenizer folds into one of
-        // its letters: a probe of an entry that does not hold the term cost 2.5 ms for
-        // "kashaquamo" at a million entries, whose walk newest first probed 2,000 such entries
-        // for a page (5 s).
+        guard let signs = TrigramFold.signs(foldedInto: term) else { return "(\(holds) OR \(probe))" }
+        // One that does not hold it so may still hold it as the tokenizer folds only where it
+        // holds a sign the tokenizer folds into one of the term's letters (É into é, KELVIN
+        // SIGN into k); only such an entry is probed. A probe of an entry that does not hold the
+        // term cost 2.5 ms for "kashaquamo" at a million entries, whose walk newest first probed
+        // 2,000 such entries for a page (5 s); `zanzibar café` probed each of zanzibar's 520
+        // matches without café (85 ms newest first, 349 ranked).
         guard !signs.isEmpty else { return "(\(holds))" }
         let holdsSign = signs.map { (sign: String) -> SQLFragment in "instr(e.title, \(sign)) > 0 OR instr(e.body, \(sign)) > 0" }
         return "(\(holds) OR ((\(holdsSign.joined(separator: " OR "))) AND \(probe)))"
     }
-
-    /// For a term of ASCII and caseless characters only (`isCaseless`), the characters outside
-    /// ASCII that the trigram tokenizer folds into one of its letters; nil for any other term.
-    /// SQLite 3.40.1's tokenizer (`sqlite3Fts5UnicodeFold(c, 0)`) folds exactly two characters
-    /// outside ASCII into ASCII: KELVIN SIGN (U+212A) into k and LONG S (U+017F) into s, and
-    /// nothing into a caseless character but itself. Found by indexing every code point between
-    /// two ASCII letters in a trigram table and listing the trigrams (fts5vocab) whose middle
-    /// character is ASCII or caseless, as
-    /// `ShortTermIndexTests.theTokenizerFoldsTwoSignsIntoASCIIAndNothingElse` does on every run.
-    static func signsFoldedInto(_ term: String) -> [String]? {
-        guard term.unicodeScalars.allSatisfy({ $0.isASCII || isCaseless($0) }) else { return nil }
-        let letters = Set(term.lowercased())
-        let signs: [(letter: Character, sign: String)] = [("k", "\u{212A}"), ("s", "\u{017F}")]
-        return signs.filter { letters.contains($0.letter) }.map(\.sign)
-    }
-
-    /// Whether `scalar` is in a script without case: kana, CJK ideographs and their punctuation,
-    /// Hangul. No other character folds into one of them, so a column holds a term of them
-    /// (and ASCII) as the tokenizer folds it where LIKE finds it, and a walk need not probe the
-    /// index: page 5 of 雨でした (in 48 % of a million entries) newest first took 76 ms so,
-    /// where each entry without the term was probed, and 7.6 without the probe.
-    static func isCaseless(_ scalar: Unicode.Scalar) -> Bool {
-        caselessBlocks.contains { $0.contains(scalar.value) }
-    }
-
-    /// CJK Symbols and Punctuation, Hiragana, Katakana, CJK Unified Ideographs and Extension A,
-    /// Hangul Syllables, Halfwidth Katakana.
-    static let caselessBlocks: [ClosedRange<UInt32>] = [
-        0x3000...0x30FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xAC00...0xD7AF, 0xFF61...0xFF9F,
-    ]
 }
 
 // MARK: - The terms in FTS5 queries

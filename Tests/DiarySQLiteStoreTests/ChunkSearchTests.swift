@@ -88,10 +88,14 @@ struct ChunkSearchTests {
             let start = Date(timeIntervalSince1970: 1_800_000_000)
             let bodies = ["the Zanzibar coffee", "coffee in 京都", "zanzibar, café au lait", "ZANZIBAR 京都市 river bridge", "coffee", "Café"]
             try store.insertEntries((0..<300).map { index in
-                // In the entries of 京都市, each word repeated a varying number of times, so that the
-                // order of `zanzibar 京都市` by relevance turns on each term's weight.
-                let repeats = index % bodies.count == 3
-                    ? String(repeating: " 京都市", count: index % 4) + String(repeating: " zanzibar", count: index % 3) : ""
+                // In the entries of 京都市 and of café, each word repeated a varying number of
+                // times, so that the order of `zanzibar 京都市` by relevance turns on each term's
+                // weight, and that of `zanzibar café` on CAFÉ counted as café.
+                let repeats = switch index % bodies.count {
+                case 3: String(repeating: " 京都市", count: index % 4) + String(repeating: " zanzibar", count: index % 3)
+                case 2: String(repeating: " CAFÉ", count: index % 4) + String(repeating: " zanzibar", count: index % 5)
+                default: ""
+                }
                 return SeedEntry(
                     diaryID: diary.id, title: "day \(index)", body: bodies[index % bodies.count] + repeats, created: start + Double(index)
                 )
@@ -405,6 +409,33 @@ struct RelevanceTests {
                 }
             }
             #expect(compared > 20, "\(compared) scores of several phrases compared")
+        }
+    }
+
+    /// The order the store computes is bm25()'s, for terms holding letters that characters
+    /// outside ASCII fold into (é from É, σ from Σ): each text's instances are counted as the
+    /// tokenizer folds it (`TrigramFold`), not as the chunks do.
+    @Test func termsWithLettersFoldedOutsideASCIIRankAsFTS5Does() throws {
+        try withStore { store, _ in
+            let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
+            var dice = ShortTermIndexTests.Dice(seed: 5)
+            let pieces = ["caf", "é", "É", "CAF", " ", "zanzibar", "Zanzibar", "σ", "Σ", "ς", "x", "\u{212A}"]
+            func text(_ length: Int) -> String { (0..<length).map { _ in pieces[dice.next(pieces.count)] }.joined() }
+            for _ in 0..<200 {
+                _ = try store.createEntry(userID: alice.id, diaryID: nil, title: text(dice.next(4)), body: text(dice.next(40)), visibility: .public)
+            }
+            var compared = 0
+            for query in [["café"], ["CAFÉ"], ["zanzibar", "café"], ["éσx"], ["zanzibar", "ΣΣ"], ["caféé", "xσ\u{212A}"]] {
+                try store.read(.operation("order")) { db in
+                    let match = query.map(SQLiteEntryDialect.ftsString).joined(separator: " AND ")
+                    let byFTS5 = try Int64.fetchAll(db, sql: "SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? ORDER BY bm25(entries_fts), rowid DESC", arguments: [match])
+                    let search = TermSearch(query, shortestIndexed: SQLiteEntryDialect.shortestIndexedTerm, shortTermsLead: false)
+                    let order = try SQLiteDiaryStore.relevanceOrder(db, ids: byFTS5.shuffled(), search: search, commonChunks: [:])
+                    #expect(order == byFTS5, "\(query)")
+                    compared += byFTS5.count
+                }
+            }
+            #expect(compared > 100, "\(compared) matches ordered")
         }
     }
 

@@ -128,39 +128,37 @@ import Testing
         }
     }
 
-    /// The trigram tokenizer of the SQLite this store links folds exactly two characters
-    /// outside ASCII into ASCII, which `SQLiteEntryDialect.signsFoldedInto` names: a walk checks
-    /// an ASCII term by LIKE alone in entries without them. Every code point is indexed
-    /// between two ASCII letters, and the trigrams whose middle character is ASCII listed.
-    @Test func theTokenizerFoldsTwoSignsIntoASCIIAndNothingElse() throws {
-        let db = try DatabaseQueue()
-        let folded = try db.write { db in
+    /// `TrigramFold.table`, read from the tokenizer, folds every code point as the trigram
+    /// index does: each is indexed between two ASCII letters, and the middle character of its
+    /// trigram (fts5vocab) compared. What `TrigramFold` knows without the table holds too: of
+    /// the code points outside ASCII, exactly two fold into ASCII (KELVIN SIGN and LONG S, as
+    /// `EntryChunks.fold` has it), and nothing folds into a caseless block but itself.
+    @Test func theFoldReadFromTheTokenizerIsTheIndexs() throws {
+        let table = try #require(TrigramFold.table)
+        let indexed = try DatabaseQueue().write { db in
             try db.execute(sql: """
                 CREATE VIRTUAL TABLE t USING fts5(x, tokenize = 'trigram');
                 CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance');
-                WITH RECURSIVE c(n) AS (SELECT 128 UNION ALL SELECT n + 1 FROM c WHERE n < 1114111)
+                WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 1114111)
                 INSERT INTO t(rowid, x) SELECT n, 'q' || char(n) || 'q' FROM c WHERE n NOT BETWEEN 55296 AND 57343;
                 """)
-            // Each code point one trigram of its own: none folds into two characters or none.
-            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM v") == 1_114_112 - 128 - 2048)
-            // Nothing folds into a caseless character but itself.
-            let caseless = try Row.fetchAll(db, sql: "SELECT doc, unicode(substr(term, 2, 1)) FROM v")
-                .map { row in try (code: row.decode(Int.self, atIndex: 0), folded: row.decode(Int.self, atIndex: 1)) }
-                .filter { SQLiteEntryDialect.isCaseless(Unicode.Scalar(UInt32($0.folded))!) }
-            #expect(!caseless.isEmpty && caseless.allSatisfy { $0.code == $0.folded })
-            #expect(caseless.count == SQLiteEntryDialect.caselessBlocks.map(\.count).reduce(0, +))
-            return try Row.fetchAll(db, sql: "SELECT doc, substr(term, 2, 1) FROM v WHERE unicode(substr(term, 2, 1)) < 128 ORDER BY doc")
-                .map { row in try (code: row.decode(Int.self, atIndex: 0), letter: row.decode(String.self, atIndex: 1)) }
+            return try Row.fetchAll(db, sql: "SELECT doc, unicode(substr(term, 2, 1)) FROM v ORDER BY doc")
+                .map { row in try (code: row.decode(UInt32.self, atIndex: 0), folded: row.decode(UInt32.self, atIndex: 1)) }
         }
-        #expect(folded.map(\.code) == [0x17F, 0x212A] && folded.map(\.letter) == ["s", "k"])
-        for (code, letter) in folded {
-            let sign = String(Unicode.Scalar(code)!)
-            #expect(SQLiteEntryDialect.signsFoldedInto("a\(letter)b") == [sign])
-            #expect(SQLiteEntryDialect.signsFoldedInto("a\(letter.uppercased())b") == [sign])
+        // Each code point one trigram of its own: none folds into two characters or none.
+        #expect(indexed.count == 1_114_111 - 2048)
+        let mismatches = indexed.filter { table.folded(Unicode.Scalar($0.code)!).value != $0.folded }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(20).map { String($0.code, radix: 16) })")
+        let intoASCII = indexed.filter { $0.code >= 128 && $0.folded < 128 }
+        #expect(intoASCII.map(\.code) == [0x17F, 0x212A] && intoASCII.map(\.folded) == [0x73, 0x6B])
+        let caseless = { (code: UInt32) in TrigramFold.caselessBlocks.contains { $0.contains(code) } }
+        #expect(indexed.allSatisfy { !caseless($0.code) && !caseless($0.folded) || $0.code == $0.folded })
+        for term in ["aKb", "aSb", "river", "雨でした", "京都 kiss", "ＡＢｃ", "ŉ", "école", "ÉCOLE", "ΣΑΣ σας", "İi", "京都é"] {
+            #expect(TrigramFold.signs(foldedInto: term) == table.signs(foldedInto: term), "\(term)")
+            #expect(TrigramFold.folded(term) == table.folded(term), "\(term)")
         }
-        #expect(SQLiteEntryDialect.signsFoldedInto("river") == [])
-        #expect(SQLiteEntryDialect.signsFoldedInto("雨でした") == [] && SQLiteEntryDialect.signsFoldedInto("京都 kiss") == ["\u{212A}", "\u{17F}"])
-        #expect(SQLiteEntryDialect.signsFoldedInto("école") == nil && SQLiteEntryDialect.signsFoldedInto("京都é") == nil)
+        #expect(TrigramFold.signs(foldedInto: "京都 kiss") == ["\u{212A}", "\u{17F}"] && TrigramFold.signs(foldedInto: "雨でした") == [])
+        #expect(TrigramFold.signs(foldedInto: "ÉCOLE") == ["É"] && table.folded("ÉCOLE \u{212A}") == "école k")
     }
 
     /// A walk checks an ASCII term in the text alone, except in entries holding a sign the
@@ -190,7 +188,7 @@ import Testing
         try withStore { store, _ in
             let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
             let diary = try store.createDiary(ownerID: alice.id, title: "mixed")
-            let pieces = ["a", "K", "k", "\u{212A}", "s", "S", "\u{17F}", "%", "_", "\\", "\u{301}", "é", "É", " "]
+            let pieces = ["a", "K", "k", "\u{212A}", "s", "S", "\u{17F}", "%", "_", "\\", "\u{301}", "é", "É", " ", "Σ", "σ", "ς", "İ", "i", "ẞ", "ß"]
             var dice = Dice(seed: 11)
             func text(_ length: Int) -> String { (0..<length).map { _ in pieces[dice.next(pieces.count)] }.joined() }
             let texts = (0..<300).map { _ in text(12) }
@@ -231,7 +229,7 @@ import Testing
             }
             // The short term's index drives the count and the page; the trigram index is
             // probed by id for the entries it finds, unless the text alone can tell (an
-            // ASCII term without k or s, `signsFoldedInto`).
+            // ASCII term without k or s, `TrigramFold.signs(foldedInto:)`).
             for counting in [true, false] {
                 let plan = try store.queryPlan(for: EntryQuery(filter: EntryFilter(query: "cafés zq")), count: counting)
                 let grams = plan.firstIndex { $0.contains("SCAN entries_grams") }
