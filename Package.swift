@@ -113,6 +113,7 @@ let package = Package(
                 .embedInCode("postgres-v8.sql"),
                 .embedInCode("postgres-v9.sql"),
                 .embedInCode("postgres-v10.sql"),
+                .embedInCode("postgres-v11.sql"),
             ]
         ),
 

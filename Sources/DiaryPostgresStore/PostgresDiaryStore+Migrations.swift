@@ -49,6 +49,8 @@ extension PostgresDiaryStore {
                   sql: String(decoding: PackageResources.postgres_v9_sql, as: UTF8.self)),
         Migration(version: 10, name: "the chunk index keyed by ranges of entry ids, and the vocabulary's index without a pending list",
                   sql: String(decoding: PackageResources.postgres_v10_sql, as: UTF8.self)),
+        Migration(version: 11, name: "a GIN index of every entry's characters, for search terms of one character",
+                  sql: String(decoding: PackageResources.postgres_v11_sql, as: UTF8.self)),
     ]
 
     /// Applies every migration the database lacks, in one transaction under an advisory lock:

@@ -18,8 +18,8 @@ import StoreKernel
 ///   points is first looked up in the bigram index (schema v4, `entry_bigrams`), which holds
 ///   the lower-cased pairs of each title and body: whatever holds the term with ASCII letters
 ///   folded holds its lower-cased bigrams, so the index only narrows and `strpos` decides. A
-///   term of one code point has no bigram and is scanned for, among the rows the other
-///   conditions leave.
+///   term of one code point is looked up in the index of characters (schema v11,
+///   `entry_characters`) the same way.
 /// - A term holding a NUL matches nothing (no title or body holds one, and PostgreSQL text cannot).
 ///
 /// Relevance (when a term of 3 or more characters is searched and no other order is asked):
@@ -81,16 +81,27 @@ enum PostgresEntryDialect: EntrySQLDialect {
                 return "(lower(e.title) LIKE lower(\(pattern)) OR lower(e.body) LIKE lower(\(pattern)))"
             }
             let scan = shortTermScan(term)
-            guard hasBigrams(term) else { return scan }
-            // The index's expression, written as in the index so that the planner can use it,
-            // for a rare bigram only: bigrams_are_common folds to a constant when planned. `&&`
-            // (implied by `@>`) is a second condition of the same index scan: it squares the
-            // planner's estimate of a bigram its statistics do not list (about 1 % here, for one
-            // in no entry), which otherwise had a page of 3 walk every entry (6 s for `zz`).
-            let bigrams: SQLFragment = "term_bigrams(\(term))"
-            let lookUp: SQLFragment = "entry_bigrams(e.title, e.body) @> \(bigrams) AND entry_bigrams(e.title, e.body) && \(bigrams)"
-            return "(\(scan) AND (bigrams_are_common(\(bigrams)) OR (\(lookUp))))"
+            guard let lookUp = shortTermLookUp(term) else { return scan }
+            return "(\(scan) AND \(lookUp))"
         }
+    }
+
+    /// The index look-up that narrows a short term, `term`'s bigrams (schema v4) or, for one
+    /// character, the character (v11), for rare keys only: `bigrams_are_common` and
+    /// `characters_are_common` fold to constants when planned. Nil for a term holding U+0001,
+    /// which both indexes cut the text at: it is scanned for.
+    ///
+    /// The index's expression is written as in the index so that the planner can use it. `&&`
+    /// (implied by `@>`) is a second condition of the same index scan: it squares the planner's
+    /// estimate of a key its statistics do not list (about 1 % here, for one in no entry),
+    /// which otherwise had a page of 3 walk every entry (6 s for `zz`).
+    static func shortTermLookUp(_ term: String) -> SQLFragment? {
+        guard !term.unicodeScalars.contains("\u{1}") else { return nil }
+        let (keys, index, common): (SQLFragment, String, String) = term.unicodeScalars.count == 1
+            ? ("ARRAY[lower(\(term))]", "entry_characters", "characters_are_common")
+            : ("term_bigrams(\(term))", "entry_bigrams", "bigrams_are_common")
+        let lookUp: SQLFragment = "\(sql: index)(e.title, e.body) @> \(keys) AND \(sql: index)(e.title, e.body) && \(keys)"
+        return "(\(sql: common)(\(keys)) OR (\(lookUp)))"
     }
 
     /// Whether `term` is in entry `e`'s title or body, `folded`: where the text is not folded
@@ -156,12 +167,6 @@ enum PostgresEntryDialect: EntrySQLDialect {
             return "CASE WHEN \(holdsSign.joined(separator: " OR ")) THEN \(sql: lowered) ELSE \(sql: letters) END"
         }
         return (folded("e.title", lowered: lowered.title, letters: letters.title), folded("e.body", lowered: lowered.body, letters: letters.body))
-    }
-
-    /// Whether the bigram index can narrow a search for `term`: it has a bigram (two code
-    /// points or more), and no U+0001, which `entry_bigrams` cuts the text at.
-    static func hasBigrams(_ term: String) -> Bool {
-        term.unicodeScalars.count >= 2 && !term.unicodeScalars.contains("\u{1}")
     }
 
     /// The rows of common words counted together through the ranged chunk index, when the

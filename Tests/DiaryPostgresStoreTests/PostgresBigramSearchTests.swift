@@ -5,7 +5,8 @@ import Foundation
 import StoreTestSupport
 import Testing
 
-/// Terms of fewer than three characters, which the bigram index (schema v4) narrows: they find
+/// Terms of fewer than three characters, which the bigram index (schema v4) and the index of
+/// characters (v11) narrow: they find
 /// what the scan found before it, every entry holding the two characters (ASCII letters folded),
 /// in the title or the body, in any script, as the viewer may list them, and follow every write.
 @Suite(.enabled(if: testServer != nil, "DIARY_TEST_POSTGRES_URL names no server"))
@@ -49,6 +50,32 @@ struct PostgresBigramSearchTests {
         }
     }
 
+    /// Terms of one character are found as the scan found them (ASCII letters folded, in the
+    /// title or the body, as the viewer may list them), through the index of characters
+    /// (schema v11): LIKE's signs and an emoji too.
+    @Test func oneCharacterTermsFindTitlesAndBodiesInAnyScript() throws {
+        try withDatabase { url in
+            let store = try PostgresDiaryStore(url: url)
+            defer { store.close() }
+            let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
+            let day = Date(timeIntervalSince1970: 1_767_225_600)
+            func post(_ title: String, _ body: String, _ minutes: Double, _ visibility: Visibility = .public) throws {
+                _ = try store.createEntry(userID: alice.id, diaryID: nil, title: title, body: body, created: day + minutes * 60, visibility: visibility)
+            }
+            try post("emoji", "a 😀 day", 1)
+            try post("percent", "all 100% sure", 2)
+            try post("under", "snake_case", 3)
+            try post("rain", "今日は雨", 4)
+            try post("Quiet", "no such letter", 5)
+            try post("secret", "😀 again", 6, .private)
+            #expect(try titles(store, "😀") == ["emoji"])
+            #expect(try titles(store, "😀", viewerID: alice.id) == ["secret", "emoji"])
+            #expect(try titles(store, "%") == ["percent"] && titles(store, "_") == ["under"] && titles(store, "\\") == [])
+            #expect(try titles(store, "雨") == ["rain"] && titles(store, "q") == ["Quiet"] && titles(store, "Q") == ["Quiet"])
+            #expect(try titles(store, "😀 a") == ["emoji"] && titles(store, "☃") == [])
+        }
+    }
+
     @Test func twoCharacterTermsFollowEditsAndDeletes() throws {
         try withDatabase { url in
             let store = try PostgresDiaryStore(url: url)
@@ -81,6 +108,22 @@ struct PostgresBigramSearchTests {
             #expect(try titles(store, "京都") == ["entry 777"])
             let plan = try store.queryPlan(for: EntryQuery(filter: EntryFilter(query: "京都")))
             #expect(plan.contains("entries_bigrams"), "\(plan)")
+        }
+    }
+
+    /// A database of schema version 10 gets the index of characters when a newer store opens
+    /// it: a character in one entry of 2,000 is looked up, not scanned for.
+    @Test func aVersion10DatabaseGetsTheIndexOfCharacters() throws {
+        try withDatabase { url in
+            try writeOldDatabase(url, version: 10, body: "CASE WHEN i = 777 THEN 'a 😀 day' ELSE md5(i::text) END")
+            let store = try PostgresDiaryStore(url: url)
+            defer { store.close() }
+            #expect(try store.appliedMigrations() == PostgresDiaryStore.schemaVersions)
+            #expect(try titles(store, "😀") == ["entry 777"])
+            for order in [EntryOrder.newest, .relevance] {
+                let plan = try store.queryPlan(for: EntryQuery(filter: EntryFilter(query: "😀", order: order)))
+                #expect(plan.contains("entries_characters"), "\(plan)")
+            }
         }
     }
 }
