@@ -143,6 +143,11 @@ public enum CountLeader: Sendable {
     /// The first tag's: each of its entries is checked for the terms one at a time
     /// (`EntrySQLDialect.indexProbe`).
     case firstTag
+    /// The date range's: each entry in it, read from the index on (created, entry_id), is
+    /// checked for the terms as the first tag's are, and probed for the tags. A common word
+    /// led the count of a search within two days (277 entries) through its 970,000 rows at a
+    /// million entries: 855 ms on SQLite.
+    case dateRange
 }
 
 /// The terms of a search, sorted by what the indexes can do with them.
@@ -294,7 +299,7 @@ public struct EntryListSQL: Sendable {
     ) {
         let search = TermSearch(
             query.filter.terms, shortestIndexed: Dialect.shortestIndexedTerm, shortTermsLead: shortTermsLead, narrowings: narrowings,
-            countLeader: query.filter.tags.isEmpty ? nil : countLeader
+            countLeader: Self.leader(countLeader, of: query.filter)
         )
         self.search = search
         limit = max(query.page.perPage, 0)
@@ -374,6 +379,25 @@ public struct EntryListSQL: Sendable {
         return RangedMatches(inRange: sort.inRange, checks: (checks + seek).joined(separator: " AND "), reach: reach)
     }
 
+    /// `leader`, where `filter` has what it names: a tag, a date range.
+    static func leader(_ leader: CountLeader?, of filter: EntryFilter) -> CountLeader? {
+        switch leader {
+        case .firstTag?, .terms?: filter.tags.isEmpty ? nil : leader
+        case .dateRange?: dateRange(of: filter).isEmpty ? nil : leader
+        case nil: nil
+        }
+    }
+
+    /// The conditions of `filter`'s date range on entries `e`, none without one: what the
+    /// index on (created, entry_id) serves, and what an engine counts to weigh the range
+    /// against the terms (`CountLeader.dateRange`).
+    public static func dateRange(of filter: EntryFilter) -> [SQLFragment] {
+        var conditions: [SQLFragment] = []
+        if let since = filter.since { conditions.append("e.created >= \(since)") }
+        if let until = filter.until { conditions.append("e.created <= \(until)") }
+        return conditions
+    }
+
     /// The ids of at most `bound + 1` of a list's entries, walking an index of the matches, so
     /// that a word or a tag in most entries costs `bound` rows, not all of them: the one the
     /// engine found to lead (`TermSearch.countLeader`), else its rows of the terms (each tag
@@ -383,7 +407,7 @@ public struct EntryListSQL: Sendable {
     ) -> SQLFragment {
         let window: SQLFragment = "LIMIT \(bound + 1)"
         let leader = search.countLeader
-        let termsRows = leader == .firstTag ? nil : Dialect.matchingRows(search, viewerID: query.viewerID)
+        let termsRows = leader == nil || leader == .terms ? Dialect.matchingRows(search, viewerID: query.viewerID) : nil
         if !search.matchesNothing, !search.terms.isEmpty, let rows = termsRows {
             // The tags joined, not asked first: the rows' words are mostly held, not checked, and
             // a join's seek costs less than a `CASE`'s subquery (`night` with the tag `daily`:
@@ -396,6 +420,11 @@ public struct EntryListSQL: Sendable {
         }
         if leader == .terms {
             return "SELECT e.entry_id FROM entries e WHERE \(termsIndexed(query, search, Dialect.self).joined(separator: " AND ")) \(window)"
+        }
+        if leader == .dateRange {
+            let checks = Dialect.indexProbe(search, viewerID: query.viewerID) ?? Dialect.indexMatch(search, viewerID: query.viewerID).map { [$0] } ?? []
+            let probed = conditions(query, search.probing, tags: .probedFirst, checking: checks, Dialect.self)
+            return "SELECT e.entry_id FROM entries e WHERE \(probed.joined(separator: " AND ")) \(window)"
         }
         if let tag = query.filter.tags.first {
             // Joined, not `IN (SELECT …)`, which SQLite would first build into a list of every
@@ -486,8 +515,7 @@ public struct EntryListSQL: Sendable {
         let filter = query.filter
         var conditions = [EntryAccess.listable(by: query.viewerID, inDiaryOf: Dialect.inDiaryOf)]
         if let diaryID = query.diaryID { conditions.append("e.diary_id = \(diaryID)") }
-        if let since = filter.since { conditions.append("e.created >= \(since)") }
-        if let until = filter.until { conditions.append("e.created <= \(until)") }
+        conditions += dateRange(of: filter)
         var probedTags: [String] = []
         for tag in filter.tags where tag != ledTag {
             switch tags {

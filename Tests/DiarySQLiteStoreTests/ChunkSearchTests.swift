@@ -248,6 +248,29 @@ struct ChunkSearchTests {
                     }
                 }
             }
+            // A date range on fewer entries than the bound leads the count as such a tag does
+            // (the smaller of the two), unless a narrowed word's few entries do; found the same.
+            func leader(_ words: String, _ since: Double?, _ until: Double?, tags: [String] = []) throws -> CountLeader? {
+                let filter = EntryFilter(query: words, since: since.map { start + $0 }, until: until.map { start + $0 }, tags: tags)
+                let query = EntryQuery(filter: filter)
+                return try store.read(.operation("chunks")) { db in
+                    try SQLiteDiaryStore.countLeader(db, query, SQLiteDiaryStore.chunkLookUp(db, terms: query.filter.terms))
+                }
+            }
+            #expect(try leader("weather", 100, 400) == .dateRange && leader("雨でした", nil, 400) == .dateRange && leader("ay", 100, 400) == .dateRange)
+            #expect(try leader("weather", 5, nil) == nil && leader("weather kyoto", 100, 400) == nil && leader("京都市", 100, 400) == nil)
+            #expect(try leader("weather", 100, 400, tags: ["every"]) == .dateRange && leader("weather", 100, 19_000, tags: ["rare"]) == .firstTag)
+            for words in ["weather", "weather xyz", "雨でした", "ay", "the weather"] {
+                for order in [EntryOrder.newest, .relevance] {
+                    for tags in [[], ["rare"], ["every"]] {
+                        let filter = EntryFilter(query: words, order: order, since: start + 100, until: start + 2_600, tags: tags)
+                        let query = EntryQuery(page: PageRequest(page: 1, perPage: 100), filter: filter)
+                        let led = try store.entries(query, narrowedByChunks: true).page
+                        let plain = try store.entries(query, narrowedByChunks: false).page
+                        #expect(led.entries.map(\.id) == plain.entries.map(\.id) && led.total == plain.total, "\(words) \(tags) in a range")
+                    }
+                }
+            }
         }
     }
 

@@ -257,6 +257,22 @@ enum LookingUpDialect: EntrySQLDialect {
         #expect(rendered(untagged.matches).sql.hasPrefix("SELECT e.entry_id FROM rows($1) m"))
     }
 
+    /// A date range the engine found smaller than the terms' entries leads the count: its
+    /// entries, each probed for the tags first, then for the terms. Without a range, the terms
+    /// lead.
+    @Test func aDateRangeThatLeadsTheTermsDrivesTheCount() {
+        let day = Date(timeIntervalSince1970: 1_800_000_000)
+        let query = EntryQuery(filter: EntryFilter(query: "night", since: day, until: day + 86_400, tags: ["rare"]))
+        let led = EntryListSQL(query, dialect: ProbingDialect.self, countLeader: .dateRange)
+        #expect(rendered(led.matches).sql == """
+            SELECT e.entry_id FROM entries e WHERE e.visibility = 'public' AND e.created >= $1 AND e.created <= $2 AND \
+            CASE WHEN EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.entry_id AND t.tag = $3) \
+            THEN term($4) AND probe($5) ELSE FALSE END LIMIT $6
+            """)
+        let unranged = EntryListSQL(EntryQuery(filter: EntryFilter(query: "night")), dialect: ProbingDialect.self, countLeader: .dateRange)
+        #expect(rendered(unranged.matches).sql.hasPrefix("SELECT e.entry_id FROM rows($1) m"))
+    }
+
     /// A count read from a narrowing's rows does not check its term again where the rows hold
     /// it; every other narrowing is probed as a walk probes it.
     @Test func aCountReadFromANarrowingsRowsChecksOnlyWhatTheyDoNotHold() {
