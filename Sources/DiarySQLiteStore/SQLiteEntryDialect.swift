@@ -136,6 +136,27 @@ enum SQLiteEntryDialect: EntrySQLDialect {
         return "(\(publicRows) UNION ALL SELECT rowid FROM entries_private_fts WHERE entries_private_fts MATCH \(match))"
     }
 
+    /// Each FTS5 index's rows (the public and the private index for a viewer, as
+    /// `matchingRows`), joined to their entries, highest rowid first, merged: FTS5 reads a
+    /// match's rows from the highest as cheaply as from the lowest. Written as one subquery of
+    /// the count, the order was dropped or the rows sorted whole. `coffee` since 2038 (the last
+    /// 52,000 of a million entries) read 950,000 rows lowest first before the range: 773 ms.
+    static func matchingRowsNewestFirst(_ search: TermSearch, viewerID: Int64?, checked: SQLFragment, window: SQLFragment) -> SQLFragment? {
+        guard narrowedRows(search) == nil else { return nil }
+        let indexes: [(table: String, match: String)]
+        if !gramsLead(search), let match = ftsQuery(search) {
+            indexes = [("entries_fts", match)] + (viewerID == nil ? [] : [("entries_private_fts", match)])
+        } else if let grams = gramQuery(search) {
+            indexes = [("entries_grams", grams)]
+        } else {
+            return nil
+        }
+        let reads = indexes.map { (table: String, match: String) -> SQLFragment in
+            "SELECT m.rowid FROM \(sql: table) m JOIN entries e ON e.entry_id = m.rowid WHERE \(sql: table) MATCH \(match) AND \(checked)"
+        }
+        return "\(reads.joined(separator: " UNION ALL ")) ORDER BY 1 DESC \(window)"
+    }
+
     static func indexProbe(_ search: TermSearch, viewerID: Int64?) -> [SQLFragment]? {
         // Led by the trigram terms, the short terms' scans are in `termConditions` already;
         // led by the short terms, the trigram terms' probes are.

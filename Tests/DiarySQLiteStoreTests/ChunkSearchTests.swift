@@ -260,6 +260,17 @@ struct ChunkSearchTests {
             #expect(try leader("weather", 100, 400) == .dateRange && leader("雨でした", nil, 400) == .dateRange && leader("ay", 100, 400) == .dateRange)
             #expect(try leader("weather", 5, nil) == nil && leader("weather kyoto", 100, 400) == nil && leader("京都市", 100, 400) == nil)
             #expect(try leader("weather", 100, 400, tags: ["every"]) == .dateRange && leader("weather", 100, 19_000, tags: ["rare"]) == .firstTag)
+            // After a date, a range too long to lead has the terms' rows read highest id first
+            // (`matchingRowsNewestFirst`), for anyone and for the owner: the 20 of 21 entries
+            // holding 京都市 after the first five seconds.
+            let after = (0..<20).map { "day \(20_003 - $0 * 1_000)" }
+            for words in ["京都市", "weather 京都市"] {
+                for viewerID in [nil, alice.id] {
+                    let filter = EntryFilter(query: words, order: .newest, since: start + 5)
+                    let page = try store.entries(EntryQuery(page: PageRequest(page: 1, perPage: 100), filter: filter, viewerID: viewerID)).page
+                    #expect(page.entries.map(\.title) == after && page.total == 20 && !page.totalIsEstimate, "\(words)")
+                }
+            }
             for words in ["weather", "weather xyz", "雨でした", "ay", "the weather"] {
                 for order in [EntryOrder.newest, .relevance] {
                     for tags in [[], ["rare"], ["every"]] {
