@@ -62,11 +62,18 @@ extension SQLiteDiaryStore {
     /// changes what the count costs, never what it finds.
     ///
     /// A search of short terms only (`entries_grams`) is weighed against its grams' entries,
-    /// every one counted (`shortTermsOutnumber`).
+    /// every one counted (`shortTermsOutnumber`). A list of tags within dates, without terms,
+    /// is led by the range where it is the smaller: the entries of `daily` (317,183 of a
+    /// million) in a month, 211 ms led by the tag, took 10 s once its pages were out of the
+    /// kernel's cache.
     static func countLeader(_ db: Database, _ query: EntryQuery, _ lookUp: ChunkLookUp) throws -> CountLeader? {
+        let search = TermSearch(query.filter.terms, shortestIndexed: SQLiteEntryDialect.shortestIndexedTerm)
+        if search.terms.isEmpty {
+            guard !query.filter.tags.isEmpty, try smallerOfTagAndRange(db, query.filter)?.0 == .dateRange else { return nil }
+            return .dateRange
+        }
         // A narrowed term's few entries lead; without a chunk index (a replica's), nothing is
         // looked up for the longer terms.
-        let search = TermSearch(query.filter.terms, shortestIndexed: SQLiteEntryDialect.shortestIndexedTerm)
         let shortOnly = search.indexed.isEmpty
         guard lookUp.narrowings.isEmpty, shortOnly ? !search.terms.isEmpty : !lookUp.indexed.isEmpty,
             let (leader, size) = try smallerOfTagAndRange(db, query.filter)

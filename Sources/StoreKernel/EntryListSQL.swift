@@ -444,9 +444,14 @@ public struct EntryListSQL: Sendable {
             let probes = leader == .firstTag ? Dialect.indexProbe(search, viewerID: query.viewerID) : nil
             let checks = probes ?? Dialect.indexMatch(search, viewerID: query.viewerID).map { [$0] } ?? []
             let probed = conditions(query, search.probing, tags: .probedFirst, leavingOutTag: tag, checking: checks, Dialect.self)
+            // After a date, the tag's entries highest id first (the index on (tag, entry_id)
+            // read backwards), as `matchingRowsNewestFirst` reads the terms': led from the
+            // lowest, `daily` (317,183 of a million entries) since 2030 passed 170,000 before
+            // the range, 238 ms on SQLite.
+            let order: SQLFragment = query.filter.since == nil ? "" : "ORDER BY m.entry_id DESC "
             return """
                 SELECT e.entry_id FROM entry_tags m JOIN entries e ON e.entry_id = m.entry_id \
-                WHERE m.tag = \(tag) AND \(probed.joined(separator: " AND ")) \(window)
+                WHERE m.tag = \(tag) AND \(probed.joined(separator: " AND ")) \(order)\(window)
                 """
         }
         return "SELECT e.entry_id FROM entries e WHERE \(filtered.joined(separator: " AND ")) \(window)"

@@ -260,6 +260,9 @@ struct ChunkSearchTests {
             #expect(try leader("weather", 100, 400) == .dateRange && leader("雨でした", nil, 400) == .dateRange && leader("ay", 100, 400) == .dateRange)
             #expect(try leader("weather", 5, nil) == nil && leader("weather kyoto", 100, 400) == nil && leader("京都市", 100, 400) == nil)
             #expect(try leader("weather", 100, 400, tags: ["every"]) == .dateRange && leader("weather", 100, 19_000, tags: ["rare"]) == .firstTag)
+            // Without terms, the range leads a list of tags where it is the smaller.
+            #expect(try leader("", 100, 400, tags: ["every"]) == .dateRange && leader("", 100, 400, tags: ["rare"]) == nil)
+            #expect(try leader("", 100, 19_000, tags: ["rare"]) == nil && leader("", 5, nil, tags: ["every"]) == nil && leader("", 100, 400) == nil)
             // After a date, a range too long to lead has the terms' rows read highest id first
             // (`matchingRowsNewestFirst`), for anyone and for the owner: the 20 of 21 entries
             // holding 京都市 after the first five seconds.
@@ -271,7 +274,7 @@ struct ChunkSearchTests {
                     #expect(page.entries.map(\.title) == after && page.total == 20 && !page.totalIsEstimate, "\(words)")
                 }
             }
-            for words in ["weather", "weather xyz", "雨でした", "ay", "the weather"] {
+            for words in ["weather", "weather xyz", "雨でした", "ay", "the weather", ""] {
                 for order in [EntryOrder.newest, .relevance] {
                     for tags in [[], ["rare"], ["every"]] {
                         let filter = EntryFilter(query: words, order: order, since: start + 100, until: start + 2_600, tags: tags)

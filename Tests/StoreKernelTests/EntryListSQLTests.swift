@@ -252,6 +252,9 @@ enum LookingUpDialect: EntrySQLDialect {
             WHERE m.tag = $1 AND e.visibility = 'public' AND term($2) AND probe($3) LIMIT $4
             """)
         #expect(rendered(EntryListSQL(query, dialect: ProbingDialect.self).matches).sql.hasPrefix("SELECT e.entry_id FROM rows($1) m"))
+        // After a date, the tag's entries are read highest id first.
+        let since = EntryQuery(filter: EntryFilter(query: "night", since: Date(timeIntervalSince1970: 1_800_000_000), tags: ["rare"]))
+        #expect(rendered(EntryListSQL(since, dialect: ProbingDialect.self, countLeader: .firstTag).matches).sql.hasSuffix("ORDER BY m.entry_id DESC LIMIT $5"))
         // Without a tag, nothing leads but the terms.
         let untagged = EntryListSQL(EntryQuery(filter: EntryFilter(query: "night")), dialect: ProbingDialect.self, countLeader: .firstTag)
         #expect(rendered(untagged.matches).sql.hasPrefix("SELECT e.entry_id FROM rows($1) m"))
