@@ -41,7 +41,7 @@ extension SQLiteDiaryStore {
     /// short terms lead, what the chunk index narrows (`lookUp`), and, `weighingLeaders`,
     /// whether a tag leads the count (else the terms do, as the plain search that tests hold
     /// the planned one to).
-    private static func listSQL(_ db: Database, _ query: EntryQuery, _ lookUp: ChunkLookUp, weighingLeaders: Bool = true) throws -> EntryListSQL {
+    static func listSQL(_ db: Database, _ query: EntryQuery, _ lookUp: ChunkLookUp, weighingLeaders: Bool = true) throws -> EntryListSQL {
         let shortTermsLead = try shortTermsLead(db, query)
         return EntryListSQL(
             query, dialect: SQLiteEntryDialect.self, shortTermsLead: shortTermsLead, narrowings: lookUp.narrowings,
@@ -62,15 +62,15 @@ extension SQLiteDiaryStore {
     /// changes what the count costs, never what it finds.
     ///
     /// A search of short terms only (`entries_grams`) is weighed against its grams' entries,
-    /// every one counted (`shortTermsOutnumber`). A list of tags within dates, without terms,
-    /// is led by the range where it is the smaller: the entries of `daily` (317,183 of a
-    /// million) in a month, 211 ms led by the tag, took 10 s once its pages were out of the
-    /// kernel's cache.
+    /// every one counted (`shortTermsOutnumber`). A list of tags without terms is led by the
+    /// smaller of its first tag and its range, so that a deep page of a rare tag gathers its
+    /// entries (`EntryListSQL.deepestWalkAfterATag`), and a month of the entries of `daily`
+    /// (317,183 of a million), 211 ms led by the tag and 10 s once its pages were out of the
+    /// kernel's cache, is read from the range.
     static func countLeader(_ db: Database, _ query: EntryQuery, _ lookUp: ChunkLookUp) throws -> CountLeader? {
         let search = TermSearch(query.filter.terms, shortestIndexed: SQLiteEntryDialect.shortestIndexedTerm)
         if search.terms.isEmpty {
-            guard !query.filter.tags.isEmpty, try smallerOfTagAndRange(db, query.filter)?.0 == .dateRange else { return nil }
-            return .dateRange
+            return query.filter.tags.isEmpty ? nil : try smallerOfTagAndRange(db, query.filter)?.0
         }
         // A narrowed term's few entries lead; without a chunk index (a replica's), nothing is
         // looked up for the longer terms.

@@ -206,7 +206,7 @@ struct ChunkSearchTests {
                 return SeedEntry(
                     diaryID: diary.id, title: "day \(index)", body: "the weather\(rare) w\(index % 300)xyz\(japanese)",
                     created: start + Double(index),
-                    tags: index % 500 == 1 ? ["every", "rare"] : ["every"]
+                    tags: index % 500 == 1 ? ["every", "rare"] : index % 10 == 2 ? ["every", "some"] : ["every"]
                 )
             })
             #expect(try narrowing(store, "weather") == nil && narrowing(store, "the weather") == nil)
@@ -260,9 +260,22 @@ struct ChunkSearchTests {
             #expect(try leader("weather", 100, 400) == .dateRange && leader("雨でした", nil, 400) == .dateRange && leader("ay", 100, 400) == .dateRange)
             #expect(try leader("weather", 5, nil) == nil && leader("weather kyoto", 100, 400) == nil && leader("京都市", 100, 400) == nil)
             #expect(try leader("weather", 100, 400, tags: ["every"]) == .dateRange && leader("weather", 100, 19_000, tags: ["rare"]) == .firstTag)
-            // Without terms, the range leads a list of tags where it is the smaller.
-            #expect(try leader("", 100, 400, tags: ["every"]) == .dateRange && leader("", 100, 400, tags: ["rare"]) == nil)
-            #expect(try leader("", 100, 19_000, tags: ["rare"]) == nil && leader("", 5, nil, tags: ["every"]) == nil && leader("", 100, 400) == nil)
+            // Without terms, the smaller of the range and a tag under the bound leads a list of tags.
+            #expect(try leader("", 100, 400, tags: ["every"]) == .dateRange && leader("", 100, 400, tags: ["rare"]) == .firstTag)
+            #expect(try leader("", 100, 19_000, tags: ["rare"]) == .firstTag && leader("", 5, nil, tags: ["every"]) == nil && leader("", 100, 400) == nil)
+            // A page deep past `deepestWalkAfterATag` of a tag that leads (on 2,001 entries) gathers
+            // its entries: the same page as the walk's, newest first.
+            for words in ["", "weather", "雨でした"] {
+                for page in [3, 55, 60] {
+                    let filter = EntryFilter(query: words, order: .newest, tags: ["some"])
+                    let query = EntryQuery(page: PageRequest(page: page, perPage: 20), filter: filter)
+                    let sql = try store.read(.operation("plan")) { db in try SQLiteDiaryStore.listSQL(db, query, SQLiteDiaryStore.chunkLookUp(db, terms: filter.terms)) }
+                    #expect(sql.reading(totalIsEstimate: true).page.rendered { _ in "?" }.sql.contains("SELECT entry_id FROM entry_tags") == (page > 50), "\(words) \(page)")
+                    let led = try store.entries(query, narrowedByChunks: true).page
+                    let plain = try store.entries(query, narrowedByChunks: false).page
+                    #expect(led.entries.map(\.id) == plain.entries.map(\.id) && led.entries.count == 20, "\(words) page \(page)")
+                }
+            }
             // After a date, a range too long to lead has the terms' rows read highest id first
             // (`matchingRowsNewestFirst`), for anyone and for the owner: the 20 of 21 entries
             // holding 京都市 after the first five seconds.

@@ -260,6 +260,20 @@ enum LookingUpDialect: EntrySQLDialect {
         #expect(rendered(untagged.matches).sql.hasPrefix("SELECT e.entry_id FROM rows($1) m"))
     }
 
+    /// A page past `deepestWalkAfterATag` matches of a tag that led the count gathers the tag's
+    /// entries and sorts their ids, then reads the page's rows; a shallower one walks.
+    @Test func aDeepPageOfATagThatLedGathersItsEntries() {
+        for words in [nil, "night"] {
+            func page(_ number: Int) -> String {
+                let query = EntryQuery(page: PageRequest(page: number, perPage: 20), filter: EntryFilter(query: words, order: .newest, tags: ["rare"]))
+                return rendered(EntryListSQL(query, dialect: ProbingDialect.self, countLeader: .firstTag).reading(totalIsEstimate: true).page).sql
+            }
+            let gathering = "e.entry_id IN (SELECT e.entry_id FROM entries e WHERE"
+            #expect(page(51).contains(gathering) && page(51).contains("e.entry_id IN (SELECT entry_id FROM entry_tags WHERE tag = $"))
+            #expect(!page(50).contains(gathering) && page(50).contains("EXISTS (SELECT 1 FROM entry_tags t"), "\(words ?? "")")
+        }
+    }
+
     /// A date range the engine found smaller than the terms' entries leads the count: its
     /// entries, each probed for the tags first, then for the terms. Without a range, the terms
     /// lead.
