@@ -65,6 +65,10 @@ public protocol EntrySQLDialect {
     /// (the default). Asked for a range after a date: ids grow as entries are posted, so the
     /// rows in the range come first.
     static func matchingRowsNewestFirst(_ search: TermSearch, viewerID: Int64?, checked: SQLFragment, window: SQLFragment) -> SQLFragment?
+    /// Whether a count over entries `e` after a date asks for them newest first, so that a
+    /// planner that would scan the table from its oldest rows walks the index on (created,
+    /// entry_id) from the newest instead: false by default.
+    static var countsNewestFirstAfterADate: Bool { get }
 }
 
 extension EntrySQLDialect {
@@ -76,6 +80,7 @@ extension EntrySQLDialect {
     public static func indexProbe(_ search: TermSearch, viewerID: Int64?) -> [SQLFragment]? { nil }
     public static func inDiaryOf(_ userID: Int64) -> SQLFragment { EntryAccess.inDiaryOf(userID) }
     public static func leadingLookUps(_ search: TermSearch) -> Int { 0 }
+    public static var countsNewestFirstAfterADate: Bool { false }
     public static func matchingRowsNewestFirst(
         _ search: TermSearch, viewerID: Int64?, checked: SQLFragment, window: SQLFragment
     ) -> SQLFragment? {
@@ -454,8 +459,13 @@ public struct EntryListSQL: Sendable {
             }
             return "SELECT e.entry_id FROM \(rows) m JOIN entries e ON e.entry_id = m.rowid WHERE \(checked) \(window)"
         }
+        // Not where a narrowing's index finds few matches (`sortsMatches`): read from it, they
+        // cost less than a walk (`kashaquamo`, 1.2 % of a million entries, since 2021 on
+        // PostgreSQL: 14 ms read from the chunk index, 39 walked).
+        let newestFirst: SQLFragment = query.filter.since != nil && Dialect.countsNewestFirstAfterADate && !search.sortsMatches
+            ? "ORDER BY \(sql: newestFirstOrder) " : ""
         if leader == .terms {
-            return "SELECT e.entry_id FROM entries e WHERE \(termsIndexed(query, search, Dialect.self).joined(separator: " AND ")) \(window)"
+            return "SELECT e.entry_id FROM entries e WHERE \(termsIndexed(query, search, Dialect.self).joined(separator: " AND ")) \(newestFirst)\(window)"
         }
         if leader == .dateRange {
             let checks = Dialect.indexProbe(search, viewerID: query.viewerID) ?? Dialect.indexMatch(search, viewerID: query.viewerID).map { [$0] } ?? []
@@ -478,7 +488,7 @@ public struct EntryListSQL: Sendable {
                 WHERE m.tag = \(tag) AND \(probed.joined(separator: " AND ")) \(order)\(window)
                 """
         }
-        return "SELECT e.entry_id FROM entries e WHERE \(filtered.joined(separator: " AND ")) \(window)"
+        return "SELECT e.entry_id FROM entries e WHERE \(filtered.joined(separator: " AND ")) \(newestFirst)\(window)"
     }
 
     /// The conditions of `query` with its terms as their indexes serve them (not their probes)

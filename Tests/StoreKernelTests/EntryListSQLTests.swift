@@ -30,6 +30,7 @@ enum ProbingDialect: EntrySQLDialect {
     }
     static func matchingRows(_ search: TermSearch, viewerID: Int64?) -> SQLFragment? { "rows(\(search.indexed.joined(separator: " ")))" }
     static func indexProbe(_ search: TermSearch, viewerID: Int64?) -> [SQLFragment]? { ["probe(\(search.indexed.joined(separator: " ")))"] }
+    static var countsNewestFirstAfterADate: Bool { true }
     static func rankedPage(ofMatches ids: [Int64], _ search: TermSearch, viewerID: Int64?, window: SQLFragment) -> SQLFragment? {
         "RANKED IDS \(isOneOf(ids)) \(window)"
     }
@@ -288,6 +289,12 @@ enum LookingUpDialect: EntrySQLDialect {
             """)
         let unranged = EntryListSQL(EntryQuery(filter: EntryFilter(query: "night")), dialect: ProbingDialect.self, countLeader: .dateRange)
         #expect(rendered(unranged.matches).sql.hasPrefix("SELECT e.entry_id FROM rows($1) m"))
+        // A count over entries after a date asks them newest first where the engine's planner
+        // needs it; before one, it does not.
+        let after = EntryListSQL(EntryQuery(filter: EntryFilter(since: day)), dialect: ProbingDialect.self)
+        #expect(rendered(after.matches!).sql.hasSuffix("ORDER BY e.created DESC, e.entry_id DESC LIMIT $2"))
+        let before = EntryListSQL(EntryQuery(filter: EntryFilter(until: day)), dialect: ProbingDialect.self)
+        #expect(rendered(before.matches!).sql.hasSuffix("e.created <= $1 LIMIT $2"))
     }
 
     /// A count read from a narrowing's rows does not check its term again where the rows hold
