@@ -62,6 +62,8 @@ KINDS = (
     ("search, 2 chars ka (common)", search("ka")),
     ("search, 2 chars 雨で (half)", search("雨で")),
     ("search, 1 char e", search("e")),
+    # A character in no entry: a scan of every entry on PostgreSQL until schema v11 (4.2 s).
+    ("search, 1 char 😀 (none)", search("😀")),
     ("search, coffee zz (common + none)", search("coffee zz")),
     # café in half of the entries: an accented letter the trigram tokenizer folds (É into é)
     # and LIKE does not; on SQLite, 310 ms until 2026-11-29 (docs/performance.md, twelfth round).
@@ -73,6 +75,12 @@ KINDS = (
     ("search, night + tag night", search("night", tag="night")),
     ("search, night train + tag night", search("night train", tag="night")),
     ("search, 2 chars 京都 + tag night", search("京都", tag="night")),
+    # Dates and tags beside words, and deep pages of a tag (docs/performance.md, twelfth round):
+    # two days at the start (counted through coffee's 970,000 entries: 855 ms), a month of the
+    # common tag, and page 500 of the rare tag (walked: 275 ms to 4 s).
+    ("search, coffee in two days", search("coffee", since="2020-01-05T00:00:00Z", until="2020-01-07T00:00:00Z")),
+    ("tag, common (daily), in a month", "/api/entries?tag=daily&since=2020-02-01T00:00:00Z&until=2020-03-01T00:00:00Z"),
+    ("tag, rare (night), page 500", "/api/entries?tag=night&page=500"),
     ("search page /search?q=coffee", "/search?q=coffee"),
 )
 

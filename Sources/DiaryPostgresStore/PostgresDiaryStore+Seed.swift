@@ -13,7 +13,7 @@ extension PostgresDiaryStore {
     ///
     /// Then the planner's statistics of entries and their tags are gathered again (ANALYZE), so that the first
     /// searches of a freshly seeded database are planned on what it holds: without them every
-    /// bigram counts as rare (`bigrams_are_common` reads them), and a page of one in half the
+    /// bigram counts as rare (`keys_are_common` reads them), and a page of one in half the
     /// entries would gather them all from the index and sort them, where walking the entries
     /// newest first stops after a page. 26 s at 1,000,000 entries.
     ///

@@ -87,9 +87,9 @@ enum PostgresEntryDialect: EntrySQLDialect {
     }
 
     /// The index look-up that narrows a short term, `term`'s bigrams (schema v4) or, for one
-    /// character, the character (v11), for rare keys only: `bigrams_are_common` and
-    /// `characters_are_common` fold to constants when planned. Nil for a term holding U+0001,
-    /// which both indexes cut the text at: it is scanned for.
+    /// character, the character (v11), for rare keys only: `keys_are_common` folds to a
+    /// constant when planned. Nil for a term holding U+0001, which both indexes cut the text
+    /// at: it is scanned for.
     ///
     /// The index's expression is written as in the index so that the planner can use it. `&&`
     /// (implied by `@>`) is a second condition of the same index scan: it squares the planner's
@@ -97,11 +97,11 @@ enum PostgresEntryDialect: EntrySQLDialect {
     /// which otherwise had a page of 3 walk every entry (6 s for `zz`).
     static func shortTermLookUp(_ term: String) -> SQLFragment? {
         guard !term.unicodeScalars.contains("\u{1}") else { return nil }
-        let (keys, index, common): (SQLFragment, String, String) = term.unicodeScalars.count == 1
-            ? ("ARRAY[lower(\(term))]", "entry_characters", "characters_are_common")
-            : ("term_bigrams(\(term))", "entry_bigrams", "bigrams_are_common")
-        let lookUp: SQLFragment = "\(sql: index)(e.title, e.body) @> \(keys) AND \(sql: index)(e.title, e.body) && \(keys)"
-        return "(\(sql: common)(\(keys)) OR (\(lookUp)))"
+        let (keys, function, index): (SQLFragment, String, String) = term.unicodeScalars.count == 1
+            ? ("ARRAY[lower(\(term))]", "entry_characters", "entries_characters")
+            : ("term_bigrams(\(term))", "entry_bigrams", "entries_bigrams")
+        let lookUp: SQLFragment = "\(sql: function)(e.title, e.body) @> \(keys) AND \(sql: function)(e.title, e.body) && \(keys)"
+        return "(keys_are_common(\(keys), '\(sql: index)') OR (\(lookUp)))"
     }
 
     /// Whether `term` is in entry `e`'s title or body, `folded`: where the text is not folded

@@ -12,8 +12,8 @@
 -- extracts the keys; `string_to_array(…, NULL)` cuts the text into characters in C, about
 -- 50 µs per 1 KB entry. As with the bigrams, lower() folds at least what the check folds (A–Z),
 -- so the index only narrows and `strpos` decides. A character in more than 5 % of entries (by
--- the planner's statistics, `characters_are_common`) is not looked up: the scan finds its
--- page at once.
+-- the planner's statistics, `keys_are_common`) is not looked up: the scan finds its page at
+-- once.
 --
 -- COST 10000, as entry_bigrams': priced at the default, the planner would compute it for each
 -- entry a walk passes instead of reading the index.
@@ -21,18 +21,23 @@ CREATE OR REPLACE FUNCTION entry_characters(title text, body text) RETURNS text[
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE COST 10000
     AS $$ SELECT string_to_array(lower(title) || E'\x01' || lower(body), NULL) $$;
 
--- Whether each of `characters` is in more than 5 % of entries, by the planner's statistics of
--- the index (none before the first ANALYZE: then false), as `bigrams_are_common` (v4) says of
--- bigrams: IMMUTABLE, which it is not, so that the planner folds it to a constant.
-CREATE OR REPLACE FUNCTION characters_are_common(characters text[]) RETURNS boolean
+-- Whether each of `keys` is in more than 5 % of entries, by the planner's statistics of the
+-- expression index `index_name` (none before the first ANALYZE: then false): v4's
+-- `bigrams_are_common` for any such index, which it replaces. IMMUTABLE, which it is not, so
+-- that the planner folds it to a constant when it plans a search (its arguments are constants
+-- there): the condition then holds the index's expression for rare keys only. A stale answer
+-- changes a plan, never a result.
+CREATE OR REPLACE FUNCTION keys_are_common(keys text[], index_name text) RETURNS boolean
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
     AS $$
-        SELECT cardinality(characters) > 0 AND count(*) = cardinality(characters)
+        SELECT cardinality(keys) > 0 AND count(*) = cardinality(keys)
         FROM pg_stats AS stats,
-            unnest(stats.most_common_elems::text::text[], stats.most_common_elem_freqs) AS common (character, frequency)
-        WHERE stats.schemaname = current_schema() AND stats.tablename = 'entries_characters'
-            AND common.character = ANY (characters) AND common.frequency > 0.05
+            unnest(stats.most_common_elems::text::text[], stats.most_common_elem_freqs) AS common (key, frequency)
+        WHERE stats.schemaname = current_schema() AND stats.tablename = index_name
+            AND common.key = ANY (keys) AND common.frequency > 0.05
     $$;
+
+DROP FUNCTION IF EXISTS bigrams_are_common(text[]);
 
 -- Built in the migration's transaction, which holds off writes of entries (not reads) until it
 -- commits: 4 minutes at 1,000,000 entries on the 2-core machine with maintenance_work_mem at
@@ -40,7 +45,7 @@ CREATE OR REPLACE FUNCTION characters_are_common(characters text[]) RETURNS bool
 -- writes, see docs/postgresql.md.
 CREATE INDEX IF NOT EXISTS entries_characters ON entries USING gin (entry_characters(title, body));
 
--- The index's statistics, which `characters_are_common` reads: without them every character
+-- The index's statistics, which `keys_are_common` reads: without them every character
 -- counts as rare until autovacuum analyzes the table, and a page of `e` (in nearly every entry)
 -- would read the index's list of every entry. About 10 s at 1,000,000 entries.
 ANALYZE entries;
