@@ -448,16 +448,7 @@ public struct EntryListSQL: Sendable {
         let leader = search.countLeader
         let termsRows = leader == nil || leader == .terms ? Dialect.matchingRows(search, viewerID: query.viewerID) : nil
         if !search.matchesNothing, !search.terms.isEmpty, let rows = termsRows {
-            // The tags joined, not asked first: the rows' words are mostly held, not checked, and
-            // a join's seek costs less than a `CASE`'s subquery (`night` with the tag `daily`:
-            // 9.6 ms against 14 at a million entries on PostgreSQL).
-            let checked = Self.conditions(query, search.counted(from: rows), tags: .probed, Dialect.self).joined(separator: " AND ")
-            if query.filter.since != nil,
-                let newest = Dialect.matchingRowsNewestFirst(search, viewerID: query.viewerID, checked: checked, window: window)
-            {
-                return newest
-            }
-            return "SELECT e.entry_id FROM \(rows) m JOIN entries e ON e.entry_id = m.rowid WHERE \(checked) \(window)"
+            return counted(query, search, from: rows, window: window, Dialect.self)
         }
         // Not where a narrowing's index finds few matches (`sortsMatches`): read from it, they
         // cost less than a walk (`kashaquamo`, 1.2 % of a million entries, since 2021 on
@@ -467,16 +458,15 @@ public struct EntryListSQL: Sendable {
         if leader == .terms {
             return "SELECT e.entry_id FROM entries e WHERE \(termsIndexed(query, search, Dialect.self).joined(separator: " AND ")) \(newestFirst)\(window)"
         }
+        let probes = leader == .firstTag || leader == .dateRange ? Dialect.indexProbe(search, viewerID: query.viewerID) : nil
+        let checks = probes ?? Dialect.indexMatch(search, viewerID: query.viewerID).map { [$0] } ?? []
         if leader == .dateRange {
-            let checks = Dialect.indexProbe(search, viewerID: query.viewerID) ?? Dialect.indexMatch(search, viewerID: query.viewerID).map { [$0] } ?? []
             let probed = conditions(query, search.probing, tags: .probedFirst, checking: checks, Dialect.self)
             return "SELECT e.entry_id FROM entries e WHERE \(probed.joined(separator: " AND ")) \(window)"
         }
         if let tag = query.filter.tags.first {
             // Joined, not `IN (SELECT …)`, which SQLite would first build into a list of every
             // entry holding the tag (44 ms for a tag on 317,000 entries, whatever the bound).
-            let probes = leader == .firstTag ? Dialect.indexProbe(search, viewerID: query.viewerID) : nil
-            let checks = probes ?? Dialect.indexMatch(search, viewerID: query.viewerID).map { [$0] } ?? []
             let probed = conditions(query, search.probing, tags: .probedFirst, leavingOutTag: tag, checking: checks, Dialect.self)
             // After a date, the tag's entries highest id first (the index on (tag, entry_id)
             // read backwards), as `matchingRowsNewestFirst` reads the terms': led from the
@@ -489,6 +479,21 @@ public struct EntryListSQL: Sendable {
                 """
         }
         return "SELECT e.entry_id FROM entries e WHERE \(filtered.joined(separator: " AND ")) \(newestFirst)\(window)"
+    }
+
+    /// The count read from the terms' `rows` (`EntrySQLDialect.matchingRows`), each checked for
+    /// the rest of `query`: highest id first after a date where the engine can
+    /// (`matchingRowsNewestFirst`). The tags are joined, not asked first: the rows' words are
+    /// mostly held, not checked, and a join's seek costs less than a `CASE`'s subquery (`night`
+    /// with the tag `daily`: 9.6 ms against 14 at a million entries on PostgreSQL).
+    static func counted<Dialect: EntrySQLDialect>(
+        _ query: EntryQuery, _ search: TermSearch, from rows: SQLFragment, window: SQLFragment, _: Dialect.Type
+    ) -> SQLFragment {
+        let checked = conditions(query, search.counted(from: rows), tags: .probed, Dialect.self).joined(separator: " AND ")
+        if query.filter.since != nil, let newest = Dialect.matchingRowsNewestFirst(search, viewerID: query.viewerID, checked: checked, window: window) {
+            return newest
+        }
+        return "SELECT e.entry_id FROM \(rows) m JOIN entries e ON e.entry_id = m.rowid WHERE \(checked) \(window)"
     }
 
     /// The conditions of `query` with its terms as their indexes serve them (not their probes)
