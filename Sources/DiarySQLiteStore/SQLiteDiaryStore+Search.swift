@@ -87,7 +87,7 @@ extension SQLiteDiaryStore {
 
     /// Of the first tag of `filter` and its date range, the one on fewer entries, with their
     /// number, if it is under `mostNarrowedEntries` (each counted up to it, whoever may list
-    /// them): the range's through the index on (created, entry_id), about 1 ms for 20,000.
+    /// them), the range's through the index on (created, entry_id).
     ///
     /// A range with as many entries as that, or more, still leads, as if it held that many,
     /// where it has a start and as many entries come after its end: the terms' rows, read
