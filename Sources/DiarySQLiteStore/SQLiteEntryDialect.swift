@@ -127,13 +127,21 @@ enum SQLiteEntryDialect: EntrySQLDialect {
 
     static func matchingRows(_ search: TermSearch, viewerID: Int64?) -> SQLFragment? {
         if let rows = narrowedRows(search) { return rows }
-        guard !gramsLead(search), let match = ftsQuery(search) else {
-            return gramQuery(search).map { "(SELECT rowid FROM entries_grams WHERE entries_grams MATCH \($0))" }
+        let reads = matchingIndexes(search, viewerID: viewerID).map { (table: String, match: String) -> SQLFragment in
+            "SELECT rowid FROM \(sql: table) WHERE \(sql: table) MATCH \(match)"
         }
-        let publicRows: SQLFragment = "SELECT rowid FROM entries_fts WHERE entries_fts MATCH \(match)"
-        guard viewerID != nil else { return "(\(publicRows))" }
-        // Each entry is in one of the two indexes: no row comes twice.
-        return "(\(publicRows) UNION ALL SELECT rowid FROM entries_private_fts WHERE entries_private_fts MATCH \(match))"
+        return reads.isEmpty ? nil : "(\(reads.joined(separator: " UNION ALL ")))"
+    }
+
+    /// The FTS5 indexes whose matches of `search` are its rows, with each one's query: the
+    /// short terms' (`entries_grams`) where they lead or no term is long enough, else the
+    /// trigram terms' public index and, for a viewer, the private one. Each entry is in one of
+    /// those two: no row comes twice. None without such terms.
+    static func matchingIndexes(_ search: TermSearch, viewerID: Int64?) -> [(table: String, match: String)] {
+        guard !gramsLead(search), let match = ftsQuery(search) else {
+            return gramQuery(search).map { [("entries_grams", $0)] } ?? []
+        }
+        return [("entries_fts", match)] + (viewerID == nil ? [] : [("entries_private_fts", match)])
     }
 
     /// Each FTS5 index's rows (the public and the private index for a viewer, as
@@ -143,18 +151,10 @@ enum SQLiteEntryDialect: EntrySQLDialect {
     /// 52,000 of a million entries) read 950,000 rows lowest first before the range: 773 ms.
     static func matchingRowsNewestFirst(_ search: TermSearch, viewerID: Int64?, checked: SQLFragment, window: SQLFragment) -> SQLFragment? {
         guard narrowedRows(search) == nil else { return nil }
-        let indexes: [(table: String, match: String)]
-        if !gramsLead(search), let match = ftsQuery(search) {
-            indexes = [("entries_fts", match)] + (viewerID == nil ? [] : [("entries_private_fts", match)])
-        } else if let grams = gramQuery(search) {
-            indexes = [("entries_grams", grams)]
-        } else {
-            return nil
-        }
-        let reads = indexes.map { (table: String, match: String) -> SQLFragment in
+        let reads = matchingIndexes(search, viewerID: viewerID).map { (table: String, match: String) -> SQLFragment in
             "SELECT m.rowid FROM \(sql: table) m JOIN entries e ON e.entry_id = m.rowid WHERE \(sql: table) MATCH \(match) AND \(checked)"
         }
-        return "\(reads.joined(separator: " UNION ALL ")) ORDER BY 1 DESC \(window)"
+        return reads.isEmpty ? nil : "\(reads.joined(separator: " UNION ALL ")) ORDER BY 1 DESC \(window)"
     }
 
     static func indexProbe(_ search: TermSearch, viewerID: Int64?) -> [SQLFragment]? {

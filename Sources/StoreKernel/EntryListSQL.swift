@@ -341,11 +341,7 @@ public struct EntryListSQL: Sendable {
         // tags were read for every entry of the tag: 131 ms for page 6 of `night`).
         let gathersTags = search.countLeader == .firstTag && walkOffset >= Self.deepestWalkAfterATag
         func gathered(_ conditions: [SQLFragment]) -> SQLFragment {
-            let pageIDs: SQLFragment = """
-                e.entry_id IN (SELECT e.entry_id FROM entries e WHERE \(conditions.joined(separator: " AND ")) \
-                ORDER BY \(sql: Self.newestFirstOrder) \(walkWindow))
-                """
-            return Self.newestFirst([pageIDs], window: "", nil, Dialect.self)
+            Self.pageOfIDs(conditions, window: walkWindow, Dialect.self)
         }
         if countedByDiaries || search.matchesNothing {
             walkingPage = nil
@@ -527,13 +523,19 @@ public struct EntryListSQL: Sendable {
             return (rankedIDs, true, offset)
         }
         guard !isEstimate, !ranked else { return reading(totalIsEstimate: isEstimate) }
-        // The page's ids first: each match looked up by id and sorted (at most the bound's);
-        // then the page's rows alone are read with their author and tags.
+        // Each match looked up by id and sorted (at most the bound's).
+        return (Self.pageOfIDs([Dialect.isOneOf(ids)] + seek, window: window, Dialect.self), false, offset)
+    }
+
+    /// The page of the entries `e` that `conditions` select, newest first, `window` applied:
+    /// the page's ids first, then the page's rows alone read with their author and tags.
+    /// Sorted whole, each row's author and tags would be read for every entry selected.
+    static func pageOfIDs<Dialect: EntrySQLDialect>(_ conditions: [SQLFragment], window: SQLFragment, _: Dialect.Type) -> SQLFragment {
         let pageIDs: SQLFragment = """
-            e.entry_id IN (SELECT e.entry_id FROM entries e WHERE \(([Dialect.isOneOf(ids)] + seek).joined(separator: " AND ")) \
-            ORDER BY \(sql: Self.newestFirstOrder) \(window))
+            e.entry_id IN (SELECT e.entry_id FROM entries e WHERE \(conditions.joined(separator: " AND ")) \
+            ORDER BY \(sql: newestFirstOrder) \(window))
             """
-        return (Self.newestFirst([pageIDs], window: "", nil, Dialect.self), false, offset)
+        return newestFirst([pageIDs], window: "", nil, Dialect.self)
     }
 
     /// The total a store answers for `counted`, the number of ids `matches` found: past
