@@ -12,7 +12,9 @@ import StoreKernel
 ///   `TermSearch.narrowings`) finds the candidates of a term the store narrowed by its chunks:
 ///   the entries holding it, for a term within one chunk; for a phrase, whose pairs of chunks
 ///   are hashed, strpos checks each. Else the trigram GIN indexes on `lower(title)` and
-///   `lower(body)` find them, and LIKE checks each.
+///   `lower(body)` find them, and LIKE checks each; but a term the planner expects in more
+///   than 8 % of the entries is checked in each entry read, as a common word is
+///   (`PostgresDiaryStore.checkedWhereCommon`).
 /// - A shorter term, which trigrams cannot hold, must be a substring of `title || ' ' || body`
 ///   with ASCII letters folded only (SQLite's `lower()` without ICU). A term of two or more code
 ///   points is first looked up in the bigram index (schema v4, `entry_bigrams`), which holds

@@ -196,12 +196,16 @@ struct PostgresChunkSearchTests {
                 url, version: PostgresDiaryStore.schemaVersions.last!,
                 body: "md5(i::text) || ' the weather' || CASE WHEN i % 500 = 0 THEN ', kyoto weather' ELSE '' END"
                     + " || CASE WHEN i % 20 = 0 THEN ' in autumn' ELSE '' END || CASE WHEN i % 8 = 0 THEN ' apples' ELSE '' END"
+                    + " || CASE WHEN i % 3 = 0 THEN ' 雨でした' ELSE '' END || CASE WHEN i % 4 = 0 THEN ' Café' ELSE '' END"
+                    + " || CASE WHEN i % 500 = 1 THEN ' 京都市' ELSE '' END"
             )
             let store = try PostgresDiaryStore(url: url)
             defer { store.close() }
             // No statistics yet: every chunk counts as rare, and its matches are read from the index.
             #expect(try narrowing(store, "weather")?.narrowing.sortsMatches == true)
             #expect(try narrowing(store, "the weather")?.narrowing.sortsMatches == true)
+            // A term without chunks is left to the trigram indexes: the planner expects it nowhere.
+            #expect(try narrowing(store, "雨でした") == nil)
             // A rare word's chunks hold it; a phrase's pairs of chunks need not.
             #expect(try narrowing(store, "weather")?.narrowing.holdsTerm == true && narrowing(store, "the weather")?.narrowing.holdsTerm == false)
             for term in ["weather", "the weather"] {
@@ -221,6 +225,24 @@ struct PostgresChunkSearchTests {
             #expect(try narrowing(store, "autumn")?.narrowing.holdsTerm == false)
             for term in ["weather", "the weather", "kyoto", "kyoto weather", "autumn", "in autumn", "apples"] {
                 #expect(try ids(store, term) == ids(store, term, narrowed: false), "\(term)")
+            }
+            // Without chunks that narrow it, a term the planner expects in more entries than
+            // `mostCommonShare` is checked in each entry read, as a common word is: `雨でした`
+            // (a third of the entries) and `café`, whose chunks are common but not ASCII. One it
+            // expects in few (`京都市`, 4 entries) is left to the trigram indexes.
+            for term in ["雨でした", "café", "CAFÉ"] {
+                let common = try narrowing(store, term)
+                #expect(common?.isCommon == true && common?.narrowing.holdsTerm == true && common?.narrowing.sortsMatches == false, "\(term)")
+            }
+            #expect(try narrowing(store, "京都市") == nil)
+            for words in ["雨でした", "café", "café apples", "雨でした autumn", "京都市 雨でした", "京都市 entry", "café 雨でした kyoto"] {
+                for order in [EntryOrder.newest, .relevance] {
+                    let query = EntryQuery(page: PageRequest(page: 1, perPage: 100), filter: EntryFilter(query: words, order: order))
+                    let narrowed = try store.entries(query, narrowedByChunks: true).page
+                    let plain = try store.entries(query, narrowedByChunks: false).page
+                    #expect(narrowed.entries.map(\.id) == plain.entries.map(\.id) && narrowed.total == plain.total, "\(words) \(order)")
+                    #expect(!narrowed.entries.isEmpty, "\(words)")
+                }
             }
             #expect(try ids(store, "kyoto weather").count == 4)
             #expect(try ids(store, "in autumn").count == 100, "a page of the 100 entries holding it")
