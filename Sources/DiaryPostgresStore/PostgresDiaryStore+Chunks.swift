@@ -126,11 +126,13 @@ extension PostgresDiaryStore {
                 plan.countLeader = .terms
             }
         }
-        let rows = othersCheckedCheaply ? rangedRows(together.sorted { $0.key < $1.key }.map(\.value), tag: rangedTag) : nil
+        let words = together.sorted { $0.key < $1.key }.map(\.value)
+        let rows = othersCheckedCheaply ? rangedRows(words, tag: rangedTag) : nil
         for (term, word) in together {
             // A word's chunks hold it, as the check does (`chunksHolding`).
             let check = narrowings[term]?.narrowing.condition
-            let narrowing = TermNarrowing(word.lookUp, holdsTerm: true, rows: rows, probe: check)
+            let inRange = rows == nil ? nil : rangedLookUp(words, tag: rangedTag)
+            let narrowing = TermNarrowing(word.lookUp, holdsTerm: true, rows: rows, probe: check, inRange: inRange)
             plan.narrowings[term] = ChunkNarrowing(narrowing: narrowing, isCommon: true)
         }
         return plan
@@ -150,6 +152,15 @@ extension PostgresDiaryStore {
     /// of them for its bound, 61 ms, and `night train` with it all of them for its 859
     /// matches, 115 ms; read so, 33 and 45 ms in psql, about 2.5 ms a range.
     static func rangedRows(_ words: [CommonWord], tag: String? = nil) -> SQLFragment {
+        """
+        (SELECT found.entry_id AS rowid FROM \(newestIDRanges(downTo: "0")), \
+        LATERAL (SELECT r.entry_id FROM entries r WHERE \(rangedLookUp(words, tag: tag))) AS found)
+        """
+    }
+
+    /// Whether entry `r` holds each of `words` (and `tag`) in the id range `ranges.id_range`:
+    /// what `rangedRows` reads in each range, and a deep page too (`TermSearch.rangedWalk`).
+    static func rangedLookUp(_ words: [CommonWord], tag: String?) -> SQLFragment {
         var lookUps = words.map(\.rangedLookUp)
         if let tag {
             let bits = String(idRangeBits)
@@ -158,10 +169,7 @@ extension PostgresDiaryStore {
                 AND t.entry_id >= ranges.id_range << \(sql: bits) AND t.entry_id < (ranges.id_range + 1) << \(sql: bits)))
                 """)
         }
-        return """
-            (SELECT found.entry_id AS rowid FROM \(newestIDRanges(downTo: "0")), \
-            LATERAL (SELECT r.entry_id FROM entries r WHERE \(lookUps.joined(separator: " AND "))) AS found)
-            """
+        return lookUps.joined(separator: " AND ")
     }
 
     /// The least share of entries a first tag must be on for the count to read it with common
@@ -333,7 +341,7 @@ struct ChunkPlan {
     /// `kashaquamo 雨でした` sorted all 12,131 matches of the word, each checked, 97 ms.
     mutating func readsRangesOnlyBesideChecks(terms: [String]) {
         let search = TermSearch(terms, shortestIndexed: PostgresEntryDialect.shortestIndexedTerm)
-        for (term, chunks) in narrowings where chunks.narrowing.inRange != nil {
+        for (term, chunks) in narrowings where chunks.narrowing.inRange != nil && chunks.narrowing.sortsMatches {
             let othersChecked = terms.allSatisfy { other in
                 guard other != term else { return true }
                 guard let narrowing = narrowings[other] else { return search.isIndexed(other) }

@@ -255,7 +255,7 @@ enum PostgresEntryDialect: EntrySQLDialect {
     /// - `holds` checks that no entry below that range is newer than the last of them, by the
     ///   index on `created`: an entry's date is its own and may go back (an import's do). When
     ///   one is, the page is every match sorted, as `newestFirstPage(sortingMatches: true)`
-    ///   reads it.
+    ///   reads it, or, for common words (`RangedMatches.fallbackWalks`), the walk newest first.
     ///
     /// At a million entries `kashaquamo`'s page sorted its 12,131 matches: 19 ms on a warm
     /// connection, 47 ms on a new one, which touched each of their heap pages for the first
@@ -275,7 +275,7 @@ enum PostgresEntryDialect: EntrySQLDialect {
         let ids: SQLFragment = """
             (SELECT entry_id, created FROM newest WHERE (SELECT holds FROM holds) ORDER BY created DESC, entry_id DESC \(window)) \
             UNION ALL (SELECT e.entry_id, e.created FROM entries e WHERE NOT (SELECT holds FROM holds) AND \(conditions) \
-            ORDER BY \(sql: sortedOrder) \(window))
+            ORDER BY \(sql: ranged.fallbackWalks ? EntryListSQL.newestFirstOrder : sortedOrder) \(window))
             """
         return """
             WITH reached AS MATERIALIZED (SELECT ranges.id_range, found.entry_id, found.created \

@@ -432,6 +432,71 @@ struct PostgresChunkSearchTests {
         }
     }
 
+    /// Past the count's bound, a page of common words counted range by range reads their rows
+    /// range by range where the count's matches are sparse (`EntryListSQL.mostEntriesWalked`),
+    /// and walks where they are dense, or where an older range holds a newer entry. Each page
+    /// is the one the trigram indexes find, for anyone and for the owner.
+    @Test func aDeepPageOfCommonWordsReadsTheirRanges() throws {
+        try withDatabase { url in
+            try writeOldDatabase(url, version: PostgresDiaryStore.schemaVersions.last!, body: "md5(i::text)")
+            try PostgresDiaryStore.withAdminConnection(url, subject: "entries", timeout: PostgresDiaryStore.maintenanceTimeout) { session in
+                // 7,000 more, ids 20 apart over three ranges of ids, dates rising with them:
+                // `night` in a sixth (1,166), `coffee` in half, and the tag `evening` on 1,050 of
+                // night's entries, rarer than the word, so read with it in each range.
+                try session.execute("SET statement_timeout = 0")
+                try session.execute("""
+                    INSERT INTO entries (entry_id, diary_id, title, body, created, updated, visibility)
+                    SELECT 10000 + i * 20, 1, 'entry ' || i, md5(i::text) || CASE WHEN i % 6 = 0 THEN ' night' ELSE '' END
+                        || CASE WHEN i % 2 = 0 THEN ' coffee' ELSE '' END, t, t, CASE WHEN i % 50 = 7 THEN 'private' ELSE 'public' END
+                    FROM generate_series(1, 7000) AS i, LATERAL (SELECT timestamptz '2026-03-01 00:00:00Z' + i * interval '1 minute' AS t) AS times
+                    """)
+                try session.execute("SELECT setval('entries_entry_id_seq', (SELECT max(entry_id) FROM entries))")
+                try session.execute("""
+                    INSERT INTO entry_tags (entry_id, tag) SELECT entry_id, 'evening' FROM entries
+                    WHERE entry_id > 10000 AND (entry_id - 10000) / 20 % 6 = 0 AND (entry_id - 10000) / 20 % 60 <> 0
+                    """)
+                try session.execute("ANALYZE entries, entry_tags")
+            }
+            let store = try PostgresDiaryStore(url: url)
+            defer { store.close() }
+            /// Whether the page of `query` reads ranges, once its count has run.
+            func readsRanges(_ query: EntryQuery) throws -> Bool {
+                try store.read(.operation("chunks")) { session in
+                    let sql = try PostgresDiaryStore.chunkPlan(for: query, session).listSQL(query)
+                    let ids = try session.query(#require(sql.matches).postgres).map { row in try row.decode(Int64.self) }
+                    let page = sql.reading(matches: ids, dialect: PostgresEntryDialect.self).page
+                    return sql.rangedWalkingPage != nil && page == sql.rangedWalkingPage
+                }
+            }
+            func compareAll(_ label: String, ranges: Bool) throws {
+                for (words, tags) in [("night", [String]()), ("night coffee", []), ("night", ["evening"]), ("coffee night", ["evening"])] {
+                    for (page, viewerID) in [(1, nil), (3, 1), (12, nil), (40, 1)] as [(Int, Int64?)] {
+                        let filter = EntryFilter(query: words, order: .newest, tags: tags)
+                        let query = EntryQuery(page: PageRequest(page: page, perPage: 20), filter: filter, viewerID: viewerID)
+                        let narrowed = try store.entries(query, narrowedByChunks: true).page
+                        let plain = try store.entries(query, narrowedByChunks: false).page
+                        let at = "\(label): \(words) \(tags) page \(page) \(viewerID ?? 0)"
+                        #expect(narrowed.entries.map(\.id) == plain.entries.map(\.id) && narrowed.total == plain.total, "\(at)")
+                        #expect(narrowed.entries.count == 20 && narrowed.totalIsEstimate, "\(at)")
+                        // By the count's ids, `night` is in one id of 120: page 1 (21 rows) walks
+                        // about 2,500 entries, page 40 (801) 96,000, and the pages of the tag more.
+                        if page == 40 || tags == ["evening"] && page > 1 { #expect(try readsRanges(query) == ranges, "\(at)") }
+                        if page == 1 && words == "night" && tags.isEmpty { #expect(try !readsRanges(query), "\(at)") }
+                    }
+                }
+            }
+            try compareAll("dates rising with ids", ranges: true)
+            // An old entry dated after every other: the newest range no longer holds the newest
+            // matches, and the page walks.
+            try PostgresDiaryStore.withAdminConnection(url, subject: "dates") { session in
+                try session.execute("UPDATE entries SET created = '2027-01-01', body = body || ' night coffee' WHERE entry_id = 10160")
+            }
+            try compareAll("an old entry dated newest", ranges: true)
+            let newest = EntryQuery(page: PageRequest(perPage: 10), filter: EntryFilter(query: "night", order: .newest))
+            #expect(try store.entries(newest, narrowedByChunks: true).page.entries.first?.id == 10160)
+        }
+    }
+
     /// A database of schema version 8, with entries in it, gets the chunk index and its
     /// vocabulary when a newer store opens it, and a rare word is found through it.
     @Test func aVersion8DatabaseGetsTheChunksOfItsEntries() throws {

@@ -312,6 +312,38 @@ enum LookingUpDialect: EntrySQLDialect {
         #expect(search.counted(from: "ranged(coffee)").narrowings["night"]?.condition == "check(night)")
     }
 
+    /// Past the count's bound, a page of common words counted range by range reads their rows
+    /// range by range where the count's ids say that a walk would pass more than
+    /// `mostEntriesWalked` entries (sparse ids), and walks where they are dense; each read
+    /// entry is checked for the rest, the words held by the range's read.
+    @Test func aDeepPageOfCommonWordsReadsTheirRangesWhereAWalkWouldPassMany() {
+        let rows: SQLFragment = "ranged(night)"
+        let night = TermNarrowing("chunks(night)", holdsTerm: true, rows: rows, probe: "check(night)", inRange: "in_range(night)")
+        let coffee = TermNarrowing("check(coffee)", holdsTerm: true)
+        func reading(page: Int, ids: [Int64]) -> (sql: String, values: [SQLValue]) {
+            let query = EntryQuery(page: PageRequest(page: page, perPage: 20), filter: EntryFilter(query: "night coffee", order: .newest))
+            let sql = EntryListSQL(query, dialect: ProbingDialect.self, narrowings: ["night": night, "coffee": coffee])
+            return rendered(sql.reading(matches: ids, dialect: ProbingDialect.self).page)
+        }
+        let dense = Array(Int64(1)...1_001), sparse = (1...1_001).map { Int64($0) * 50 }
+        // One match in 50 entries: page 3 (61 rows) walks 3,050 entries, page 2 2,050.
+        let ranged = reading(page: 3, ids: sparse)
+        #expect(ranged.sql == """
+            RANGES in_range(night) CHECKS e.visibility = 'public' AND term($1) AND term($2) AND match($3) REACH $4 \
+            ELSE e.visibility = 'public' AND term($5) AND term($6) AND probe($7) LIMIT $8 OFFSET $9
+            """)
+        #expect(ranged.values[3] == .integer(61) && ranged.values.suffix(2) == [.integer(21), .integer(40)])
+        #expect(!reading(page: 2, ids: sparse).sql.hasPrefix("RANGES"))
+        #expect(!reading(page: 50, ids: dense).sql.hasPrefix("RANGES"), "every entry a match: a walk of 1,001")
+        // Read in two blocks far apart (the newest range's ids, then the lowest of the next):
+        // the entries are as dense as within each block.
+        let blocks = Array(Int64(1)...500) + Array(Int64(100_000)...100_500)
+        #expect(!reading(page: 50, ids: blocks).sql.hasPrefix("RANGES"))
+        #expect(reading(page: 50, ids: blocks.map { $0 * 4 }).sql.hasPrefix("RANGES"), "a walk of 4,004")
+        // Under the bound, the count's ids are every match: the page reads them.
+        #expect(reading(page: 3, ids: Array(sparse.prefix(1_000))).sql.contains("e.entry_id IN (SELECT e.entry_id FROM entries e WHERE"))
+    }
+
     /// Past the count's bound, a narrowing that sorts its matches has the page read and sort
     /// them with every term's indexed condition, not walk with the probes; tags are probed.
     @Test func aNarrowingThatSortsItsMatchesIsNotWalkedPastTheBound() {
