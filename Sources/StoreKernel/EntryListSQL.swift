@@ -313,6 +313,11 @@ public struct EntryListSQL: Sendable {
     /// matches (`mostEntriesWalked`): common words' rows read one id range at a time from the
     /// newest (`TermSearch.rangedWalk`); nil where the engine has no ranges.
     public let rangedWalkingPage: SQLFragment?
+    /// The page `walkingPage` reads instead where a walk would pass many entries for its
+    /// matches (`mostEntriesWalkedBeforeGathering`), and already is past `deepestWalkAfterATag`:
+    /// the entries of a tag that led the count (`CountLeader.firstTag`) gathered, each checked,
+    /// their ids sorted; nil where no tag led.
+    public let gatheringPage: SQLFragment?
     /// Where `walkingPage` starts: at the top after a seek, after the results of a position
     /// that a ranked page handed out, else at the requested page.
     public let walkOffset: Int
@@ -358,20 +363,21 @@ public struct EntryListSQL: Sendable {
         // Past `deepestWalkAfterATag` entries, a page of a tag that led the count gathers the
         // tag's entries and sorts their ids rather than walk every entry newest first to its
         // offset; then the page's rows alone are read (sorted whole, each row's author and
-        // tags were read for every entry of the tag: 131 ms for page 6 of `night`).
-        let gathersTags = search.countLeader == .firstTag && walkOffset >= Self.deepestWalkAfterATag
-        func gathered(_ conditions: [SQLFragment]) -> SQLFragment {
-            Self.pageOfIDs(conditions, window: walkWindow, Dialect.self)
-        }
+        // tags were read for every entry of the tag: 131 ms for page 6 of `night`). So does a
+        // shallower page where the count's ids say that the walk would be long
+        // (`mostEntriesWalkedBeforeGathering`).
+        let tagLeads = search.countLeader == .firstTag
+        let gathersTags = tagLeads && walkOffset >= Self.deepestWalkAfterATag
         // A page past what an `Int` counts (`PageRequest.offset`) reaches every row.
         let (reach, overflow) = walkOffset.addingReportingOverflow(limit + 1)
         var rangedWalkingPage: SQLFragment?
+        var gatheringPage: SQLFragment?
         if countedByDiaries || search.matchesNothing {
             walkingPage = nil
         } else if filter.terms.isEmpty {
-            walkingPage = gathersTags
-                ? gathered(Self.conditions(query, search, tags: .gathered, Dialect.self) + seek)
-                : Self.newestFirst(Self.conditions(query, search, tags: .probed, Dialect.self) + seek, window: walkWindow, search, Dialect.self)
+            if tagLeads { gatheringPage = Self.pageOfIDs(Self.conditions(query, search, tags: .gathered, Dialect.self) + seek, window: walkWindow, Dialect.self) }
+            let walked = Self.conditions(query, search, tags: .probed, Dialect.self)
+            walkingPage = gathersTags ? gatheringPage : Self.newestFirst(walked + seek, window: walkWindow, search, Dialect.self)
         } else if search.sortsMatches {
             // Not a walk: the page reads the matches a narrowing's index finds and sorts them, so
             // the other terms join that read as their indexes' conditions, where their probes
@@ -385,8 +391,12 @@ public struct EntryListSQL: Sendable {
             }
             walkingPage = ranged ?? Self.newestFirst(indexed + seek, window: walkWindow, search, Dialect.self)
         } else if let probe = Dialect.indexProbe(search, viewerID: query.viewerID) {
-            let walked = Self.conditions(query, search.probing, tags: gathersTags ? .gathered : .probedFirst, checking: probe, Dialect.self)
-            walkingPage = gathersTags ? gathered(walked + seek) : Self.newestFirst(walked + seek, window: walkWindow, search, Dialect.self)
+            let walked = Self.conditions(query, search.probing, tags: .probedFirst, checking: probe, Dialect.self)
+            if tagLeads {
+                let gathered = Self.conditions(query, search.probing, tags: .gathered, checking: probe, Dialect.self)
+                gatheringPage = Self.pageOfIDs(gathered + seek, window: walkWindow, Dialect.self)
+            }
+            walkingPage = gathersTags ? gatheringPage : Self.newestFirst(walked + seek, window: walkWindow, search, Dialect.self)
             if !gathersTags, let (inRange, checked) = search.rangedWalk {
                 var ranged = Self.rangedMatches(query, checked, inRange: inRange, seek: seek, reach: overflow ? Int.max : reach, Dialect.self)
                 ranged.fallbackWalks = true
@@ -396,6 +406,7 @@ public struct EntryListSQL: Sendable {
             walkingPage = nil
         }
         self.rangedWalkingPage = rangedWalkingPage
+        self.gatheringPage = gatheringPage
         // One row past the page says that a next page exists.
         let window: SQLFragment = "LIMIT \(limit + 1) OFFSET \(offset)"
         self.seek = seek
@@ -555,8 +566,10 @@ public struct EntryListSQL: Sendable {
         if ranked, !isEstimate, let rankedIDs = Dialect.rankedPage(ofMatches: ids, search, viewerID: viewerID, window: window) {
             return (rankedIDs, true, offset)
         }
-        if isEstimate, let rangedWalkingPage, Self.entriesWalked(toReach: walkOffset, limit, matches: ids) > Double(Self.mostEntriesWalked) {
-            return (rangedWalkingPage, false, walkOffset)
+        if isEstimate {
+            let walked = Self.entriesWalked(toReach: walkOffset, limit, matches: ids)
+            if let gatheringPage, walked > Double(Self.mostEntriesWalkedBeforeGathering) { return (gatheringPage, false, walkOffset) }
+            if let rangedWalkingPage, walked > Double(Self.mostEntriesWalked) { return (rangedWalkingPage, false, walkOffset) }
         }
         guard !isEstimate, !ranked else { return reading(totalIsEstimate: isEstimate) }
         // Each match looked up by id and sorted (at most the bound's).
@@ -577,6 +590,15 @@ public struct EntryListSQL: Sendable {
     /// | `night train`, page 10 | 3,300 | 37 | 17 |
     /// | `night` with the tag `daily`, page 5 | 2,200 | 29 | 40 |
     static let mostEntriesWalked = 3_000
+
+    /// How many entries a walk newest first may pass before a page of a tag that led the count
+    /// gathers the tag's entries instead (`gatheringPage`), at whatever offset. A tag leads only
+    /// when it is on few entries (on SQLite, fewer than 20,000), each of which gathering reads
+    /// and checks: at a million entries on SQLite, `night` with the tag `night` (13,238
+    /// entries) took 51–75 ms gathered, where a walk passed about 2 entries a microsecond (page
+    /// 500 of the tag alone: 760,000 entries, 275–430 ms). At page 20 the walk passed 212,000
+    /// entries, 104–109 ms, and gathering took 70; at page 10 (106,000 entries) the walk took 64.
+    static let mostEntriesWalkedBeforeGathering = 150_000
 
     /// About how many entries a walk newest first passes to its offset `offset` and `limit`
     /// and one more, when the count found `ids` (its bound and one): as many as the mean gap

@@ -275,6 +275,23 @@ enum LookingUpDialect: EntrySQLDialect {
         }
     }
 
+    /// A shallower page of a tag that led the count gathers the tag's entries too where the
+    /// count's ids say that a walk would pass more than `mostEntriesWalkedBeforeGathering`.
+    @Test func aPageOfATagThatLedGathersWhereTheWalkWouldBeLong() {
+        for words in [nil, "night"] {
+            func reading(page: Int, everyNth gap: Int64) -> String {
+                let query = EntryQuery(page: PageRequest(page: page, perPage: 20), filter: EntryFilter(query: words, order: .newest, tags: ["rare"]))
+                let sql = EntryListSQL(query, dialect: ProbingDialect.self, countLeader: .firstTag)
+                return rendered(sql.reading(matches: (1...1_001).map { $0 * gap }, dialect: ProbingDialect.self).page).sql
+            }
+            let gathering = "e.entry_id IN (SELECT e.entry_id FROM entries e WHERE"
+            // Page 20 (401 rows) at one match in 400 entries: a walk of 160,400.
+            #expect(reading(page: 20, everyNth: 400).contains(gathering), "\(words ?? "")")
+            #expect(!reading(page: 20, everyNth: 350).contains(gathering), "\(words ?? "")")
+            #expect(!reading(page: 5, everyNth: 400).contains(gathering), "\(words ?? "")")
+        }
+    }
+
     /// A date range the engine found smaller than the terms' entries leads the count: its
     /// entries, each probed for the tags first, then for the terms. Without a range, the terms
     /// lead.
