@@ -81,6 +81,11 @@ KINDS = (
     ("search, coffee in two days", search("coffee", since="2020-01-05T00:00:00Z", until="2020-01-07T00:00:00Z")),
     ("tag, common (daily), in a month", "/api/entries?tag=daily&since=2020-02-01T00:00:00Z&until=2020-03-01T00:00:00Z"),
     ("tag, rare (night), page 500", "/api/entries?tag=night&page=500"),
+    # A common term the chunks do not narrow beside a common word (café through its trigrams
+    # on PostgreSQL: 128-161 ms), and page 20 of a word within a tag, newest first (a walk of
+    # 212,000 entries: 104 ms on SQLite, 523 on PostgreSQL) (docs/performance.md, thirteenth round).
+    ("search, café night (two common)", search("café night")),
+    ("search, night + tag night, newest, page 20", search("night", tag="night", order="newest", page=20)),
     ("search page /search?q=coffee", "/search?q=coffee"),
 )
 

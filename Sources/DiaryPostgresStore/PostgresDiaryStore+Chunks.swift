@@ -128,10 +128,11 @@ extension PostgresDiaryStore {
         }
         let words = together.sorted { $0.key < $1.key }.map(\.value)
         let rows = othersCheckedCheaply ? rangedRows(words, tag: rangedTag) : nil
+        // What a deep page reads in each range instead of walking (`TermSearch.rangedWalk`).
+        let inRange = othersCheckedCheaply ? rangedLookUp(words, tag: rangedTag) : nil
         for (term, word) in together {
             // A word's chunks hold it, as the check does (`chunksHolding`).
             let check = narrowings[term]?.narrowing.condition
-            let inRange = rows == nil ? nil : rangedLookUp(words, tag: rangedTag)
             let narrowing = TermNarrowing(word.lookUp, holdsTerm: true, rows: rows, probe: check, inRange: inRange)
             plan.narrowings[term] = ChunkNarrowing(narrowing: narrowing, isCommon: true)
         }
