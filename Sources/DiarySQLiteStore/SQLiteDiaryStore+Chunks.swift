@@ -92,7 +92,8 @@ extension SQLiteDiaryStore {
         guard !ids.isEmpty else { return TermNarrowing(SQLFragment(stringLiteral: SQLiteEntryDialect.noRow), holdsTerm: true) }
         let array = SQLiteEntryDialect.jsonArray(ids)
         return TermNarrowing(
-            "+e.entry_id IN (SELECT value FROM json_each(\(array)))", holdsTerm: holdsTerm, rows: "(SELECT value AS rowid FROM json_each(\(array)))"
+            "+e.entry_id IN (SELECT value FROM json_each(\(array)))", holdsTerm: holdsTerm,
+            rows: "(SELECT value AS rowid FROM json_each(\(array)))", rowCount: ids.count
         )
     }
 

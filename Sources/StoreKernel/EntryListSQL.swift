@@ -107,6 +107,9 @@ public struct TermNarrowing: Sendable {
     /// (PostgreSQL's narrowings are conditions an index serves, but for common words counted
     /// together, whose rows are read one range of ids at a time).
     public let rows: SQLFragment?
+    /// How many entries `rows` holds, where the engine knows: a count starts from the rows of
+    /// the narrowing with the fewest (`TermSearch.narrowingRows`).
+    public let rowCount: Int?
     /// Whether a newest-first page reads the entries the condition's index finds and sorts
     /// them, rather than walking entries newest first and checking each: for a term the
     /// engine knows is rare where its planner cannot (`newestFirstPage(sortingMatches:)`).
@@ -125,12 +128,13 @@ public struct TermNarrowing: Sendable {
     public var inRange: SQLFragment?
 
     public init(
-        _ condition: SQLFragment, holdsTerm: Bool, rows: SQLFragment? = nil, sortsMatches: Bool = false, probe: SQLFragment? = nil,
-        inRange: SQLFragment? = nil
+        _ condition: SQLFragment, holdsTerm: Bool, rows: SQLFragment? = nil, rowCount: Int? = nil, sortsMatches: Bool = false,
+        probe: SQLFragment? = nil, inRange: SQLFragment? = nil
     ) {
         self.condition = condition
         self.holdsTerm = holdsTerm
         self.rows = rows
+        self.rowCount = rowCount
         self.sortsMatches = sortsMatches
         self.probe = probe
         self.inRange = inRange
@@ -220,7 +224,7 @@ public struct TermSearch: Sendable {
     public var probing: TermSearch {
         guard narrowings.values.contains(where: { $0.probe != nil }) else { return self }
         let probes = narrowings.mapValues { narrowing in
-            narrowing.probe.map { TermNarrowing($0, holdsTerm: true, rows: narrowing.rows) } ?? narrowing
+            narrowing.probe.map { TermNarrowing($0, holdsTerm: true, rows: narrowing.rows, rowCount: narrowing.rowCount) } ?? narrowing
         }
         return with(narrowings: probes)
     }
@@ -232,7 +236,7 @@ public struct TermSearch: Sendable {
     /// more at a million entries (`strpos` in each text), where the rows alone took 3.5.
     public func counted(from rows: SQLFragment) -> TermSearch {
         let held = narrowings.mapValues { narrowing in
-            narrowing.rows == rows && narrowing.holdsTerm ? TermNarrowing("TRUE", holdsTerm: true, rows: rows) : narrowing
+            narrowing.rows == rows && narrowing.holdsTerm ? TermNarrowing("TRUE", holdsTerm: true, rows: rows, rowCount: narrowing.rowCount) : narrowing
         }
         return with(narrowings: held).probing
     }
@@ -264,10 +268,14 @@ public struct TermSearch: Sendable {
         return (inRange, counted(from: rows))
     }
 
-    /// The rows of the first indexed term whose narrowing has them (`TermNarrowing.rows`), for
-    /// an engine's count to start from (`EntrySQLDialect.matchingRows`).
+    /// The rows of the indexed term whose narrowing has the fewest (`TermNarrowing.rowCount`;
+    /// the first where none is known), for an engine's count to start from
+    /// (`EntrySQLDialect.matchingRows`): each of them is then checked for the others. On SQLite
+    /// at a million entries, `kashaquamo zanzibar` read kashaquamo's 12,131 rows, each checked
+    /// for one of zanzibar's 986, in 24 ms; from zanzibar's, 6.
     public var narrowingRows: SQLFragment? {
-        indexed.lazy.compactMap { narrowings[$0]?.rows }.first
+        let withRows = indexed.compactMap { narrowings[$0] }.filter { $0.rows != nil }
+        return withRows.enumerated().min { ($0.element.rowCount ?? .max, $0.offset) < ($1.element.rowCount ?? .max, $1.offset) }?.element.rows
     }
 
     /// Whether the page can come in relevance order: the ranked index drives it.

@@ -329,6 +329,21 @@ enum LookingUpDialect: EntrySQLDialect {
         #expect(search.counted(from: "ranged(coffee)").narrowings["night"]?.condition == "check(night)")
     }
 
+    /// A count starts from the rows of the narrowing with the fewest, whatever the terms'
+    /// order, or from the first term's where none says how many it holds.
+    @Test func aCountStartsFromTheNarrowingWithTheFewestRows() {
+        let many = TermNarrowing("in(many)", holdsTerm: true, rows: "ids(many)", rowCount: 12_131)
+        let few = TermNarrowing("in(few)", holdsTerm: true, rows: "ids(few)", rowCount: 986)
+        let unknown = TermNarrowing("in(some)", holdsTerm: true, rows: "ids(some)")
+        #expect(TermSearch(["kashaquamo", "zanzibar"], narrowings: ["kashaquamo": many, "zanzibar": few]).narrowingRows == "ids(few)")
+        #expect(TermSearch(["zanzibar", "kashaquamo"], narrowings: ["kashaquamo": many, "zanzibar": few]).narrowingRows == "ids(few)")
+        #expect(TermSearch(["night", "kashaquamo"], narrowings: ["kashaquamo": many, "night": unknown]).narrowingRows == "ids(many)")
+        #expect(TermSearch(["night", "train"], narrowings: ["night": unknown, "train": TermNarrowing("in(t)", holdsTerm: true, rows: "ids(t)")])
+            .narrowingRows == "ids(some)")
+        // Probed, each narrowing keeps its number.
+        #expect(TermSearch(["zanzibar"], narrowings: ["zanzibar": few]).probing.narrowings["zanzibar"]?.rowCount == 986)
+    }
+
     /// Past the count's bound, a page of common words counted range by range reads their rows
     /// range by range where the count's ids say that a walk would pass more than
     /// `mostEntriesWalked` entries (sparse ids), and walks where they are dense; each read
