@@ -73,11 +73,19 @@ extension SQLiteDiaryStore {
 
     /// The public entries holding `term` among the rows of its narrowing: its weight counts
     /// every public entry holding it, whoever asks and whatever the list's other conditions.
+    ///
+    /// Where the rows all hold the term, a public one is one the public index holds, whose size
+    /// FTS5 keeps in `entries_fts_docsize` (the scores below read it too): a row of a dozen
+    /// bytes, where the entry's own row holds its whole text. At a million entries, the ranking
+    /// of `kashaquamo zanzibar` (kashaquamo's 12,131 rows counted) took 27 ms in a debug build
+    /// looking up each entry's visibility, 16 so.
     private static func publicHits(_ db: Database, _ term: String, _ narrowing: TermNarrowing, _ rows: SQLFragment) throws -> Int64 {
-        let check: SQLFragment = narrowing.holdsTerm ? "1" : SQLiteEntryDialect.trigramProbe(term, viewerID: nil)
-        let hits: SQLFragment = """
-            SELECT count(*) FROM \(rows) m JOIN entries e ON e.entry_id = m.rowid WHERE e.visibility = 'public' AND \(check)
-            """
+        let hits: SQLFragment = narrowing.holdsTerm
+            ? "SELECT count(*) FROM \(rows) m JOIN entries_fts_docsize s ON s.id = m.rowid"
+            : """
+                SELECT count(*) FROM \(rows) m JOIN entries e ON e.entry_id = m.rowid \
+                WHERE e.visibility = 'public' AND \(SQLiteEntryDialect.trigramProbe(term, viewerID: nil))
+                """
         return Int64(try fetchOne(db, hits) ?? 0)
     }
 

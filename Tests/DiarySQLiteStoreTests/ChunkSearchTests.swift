@@ -79,6 +79,37 @@ struct ChunkSearchTests {
         }
     }
 
+    /// The weight of each narrowed term counts its public entries only: many private entries
+    /// holding one of two words would lower its weight below the other's and turn their order
+    /// round. Each viewer gets FTS5's order.
+    @Test func privateEntriesWeighNothingInTheRelevanceOfNarrowedWords() throws {
+        try withStore { store, _ in
+            let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
+            let day = Date(timeIntervalSince1970: 1_767_225_600)
+            var minute = 0.0
+            func post(_ body: String, _ visibility: Visibility = .public) throws -> Int64 {
+                minute += 1
+                return try store.createEntry(userID: alice.id, diaryID: nil, title: "day", body: body, created: day + minute * 60, visibility: visibility).id
+            }
+            // Publicly, "albatross" is in 7 entries and "bittern" in 12: albatross weighs more,
+            // and the entry holding it twice comes first. With its 40 private entries counted,
+            // albatross would weigh bm25's floor.
+            let twiceAlbatross = try post("albatross albatross bittern")
+            let twiceBittern = try post("albatross bittern bittern")
+            for index in 0..<50 {
+                let words = index < 5 ? "albatross" : index < 15 ? "bittern" : "heron"
+                _ = try post("\(words) on the shore")
+            }
+            for _ in 0..<40 { _ = try post("albatross in the reeds", .private) }
+            for viewer in [nil, alice.id] {
+                let query = EntryQuery(page: PageRequest(page: 1, perPage: 100), filter: EntryFilter(query: "albatross bittern"), viewerID: viewer)
+                let narrowed = try store.entries(query, narrowedByChunks: true).page.entries.map(\.id)
+                let plain = try store.entries(query, narrowedByChunks: false).page.entries.map(\.id)
+                #expect(narrowed == plain && narrowed == [twiceAlbatross, twiceBittern], "\(viewer ?? 0)")
+            }
+        }
+    }
+
     /// A narrowed term with other terms: another narrowed one, one of another script, a short
     /// one, a common one. The narrowed term's entries lead, and the others are checked in each.
     @Test func narrowedTermsWithOthersFindWhatTheTrigramsFind() throws {
