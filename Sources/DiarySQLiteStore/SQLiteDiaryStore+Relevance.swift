@@ -97,6 +97,8 @@ extension SQLiteDiaryStore {
     /// few, the index alone is counted first, past the bound by as many as they are: reaching
     /// that, the word is past the bound in public entries too, with no entry looked up (3 ms
     /// where looking up 20,001 entries' visibility took 12 to 30 ms, at a million entries).
+    /// Else each entry the index finds is looked up among the public index's sizes, as a
+    /// narrowed word's are (`publicHits(_:_:_:_:)`).
     private static func publicHits(_ db: Database, chunks: String) throws -> Int64? {
         let notPublic = try Int64.fetchOne(db, sql: "SELECT coalesce(sum(entry_count - public_count), 0) FROM diaries") ?? 0
         let bound = Int64(mostNarrowedEntries)
@@ -104,8 +106,8 @@ extension SQLiteDiaryStore {
             return nil
         }
         let count = try Int64.fetchOne(db.cachedStatement(sql: """
-            SELECT count(*) FROM (SELECT 1 FROM entries_chunks c JOIN entries e ON e.entry_id = c.rowid \
-            WHERE entries_chunks MATCH ? AND e.visibility = 'public' LIMIT ?)
+            SELECT count(*) FROM (SELECT 1 FROM entries_chunks c JOIN entries_fts_docsize s ON s.id = c.rowid \
+            WHERE entries_chunks MATCH ? LIMIT ?)
             """), arguments: [chunks, bound + 1]) ?? 0
         return count > bound ? nil : count
     }
