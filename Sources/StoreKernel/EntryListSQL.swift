@@ -53,6 +53,19 @@ public protocol EntrySQLDialect {
     /// Whether entry `e` is in one of the diaries of `userID`, for `EntryAccess.listable`:
     /// `EntryAccess.inDiaryOf` by default.
     static func inDiaryOf(_ userID: Int64) -> SQLFragment
+    /// How many entries a walk newest first may pass before a page of a tag that led the count
+    /// gathers the tag's entries instead (`EntryListSQL.gatheringPage`), at whatever offset. A
+    /// tag leads only when it is on few entries (fewer than 20,000), each of which gathering
+    /// reads and checks. By default 150,000, measured on SQLite at a million entries: `night`
+    /// with the tag `night` (13,238 entries) took 51–75 ms gathered, where a walk passed about 2
+    /// entries a microsecond (page 500 of the tag alone: 760,000 entries, 275–430 ms). At page
+    /// 20 the walk passed 212,000 entries, 104–109 ms, and gathering took 70; at page 10
+    /// (106,000 entries) the walk took 64.
+    static var mostEntriesWalkedBeforeGathering: Int { get }
+    /// Entry `e` is one of those holding `tag`, gathered before the rest is asked of them: the
+    /// page of a tag that led the count (`EntryListSQL.TagMatch.gatheredFirst`). By default
+    /// `IN (SELECT …)`, which the engine may plan as it likes.
+    static func gathers(_ tag: String) -> SQLFragment
     /// Whether entry `e` holds `tag`, asked of each entry read before its terms
     /// (`EntryListSQL.TagMatch.probedFirst`): a seek in the tags' primary key by default.
     static func holdsTag(_ tag: String) -> SQLFragment
@@ -87,6 +100,8 @@ extension EntrySQLDialect {
         nil
     }
     public static func holdsTag(_ tag: String) -> SQLFragment { EntryListSQL.probe(of: tag) }
+    public static var mostEntriesWalkedBeforeGathering: Int { 150_000 }
+    public static func gathers(_ tag: String) -> SQLFragment { "e.entry_id IN (SELECT entry_id FROM entry_tags WHERE tag = \(tag))" }
     public static func newestFirstPage(_ conditions: SQLFragment, window: SQLFragment, readingRanges: RangedMatches) -> SQLFragment? {
         nil
     }
@@ -121,8 +136,8 @@ public struct TermNarrowing: Sendable {
     /// For a narrowing that sorts its matches, `condition` within one range of entry ids,
     /// `ranges.id_range`, where the engine's index is keyed by range: a page then reads the
     /// newest ranges until they hold its window (`RangedMatches`). Nil: it reads every match.
-    /// For common words whose `rows` are read so, their look-up within one range, which a page
-    /// reads where a walk would pass many entries for its matches (`TermSearch.rangedWalk`).
+    /// For another narrowing, a page reads it so where a walk would pass many entries for its
+    /// matches (`TermSearch.rangedWalk`). Every entry it finds in a range holds the term.
     /// Settable, so that an engine that finds ranges cost more beside the other terms can take
     /// them away from a narrowing it made.
     public var inRange: SQLFragment?
@@ -258,14 +273,20 @@ public struct TermSearch: Sendable {
         return (inRange, with(narrowings: checked).probing)
     }
 
-    /// The rows of common words that a count reads one id range at a time (a narrowing with
-    /// `rows` and `inRange` that does not sort its matches), within one range, with the search
-    /// as each entry read so is checked (`counted(from:)`): what a deep page reads instead of
-    /// walking (`EntryListSQL.rangedWalkingPage`).
+    /// The first indexed term's narrowing that can read its entries one id range at a time
+    /// (`inRange`) but does not sort its matches, within one range, with the search as each
+    /// entry read so is checked: what a deep page reads instead of walking
+    /// (`EntryListSQL.rangedWalkingPage`). Common words whose count reads them so
+    /// (`TermNarrowing.rows`) need no check (`counted(from:)`); another word, whose entries the
+    /// planner finds, needs none either, as every entry the range's read finds holds it.
     public var rangedWalk: (inRange: SQLFragment, checked: TermSearch)? {
-        let ranged = indexed.lazy.compactMap { self.narrowings[$0] }.first { $0.rows != nil && $0.inRange != nil && !$0.sortsMatches }
-        guard let ranged, let rows = ranged.rows, let inRange = ranged.inRange else { return nil }
-        return (inRange, counted(from: rows))
+        let ranged = indexed.lazy.compactMap { term in self.narrowings[term].map { (term, $0) } }
+        guard let (term, narrowing) = ranged.first(where: { $0.1.inRange != nil && !$0.1.sortsMatches }), let inRange = narrowing.inRange
+        else { return nil }
+        if let rows = narrowing.rows { return (inRange, counted(from: rows)) }
+        var checked = narrowings
+        checked[term] = TermNarrowing("TRUE", holdsTerm: true)
+        return (inRange, with(narrowings: checked).probing)
     }
 
     /// The rows of the indexed term whose narrowing has the fewest (`TermNarrowing.rowCount`;
@@ -322,9 +343,9 @@ public struct EntryListSQL: Sendable {
     /// newest (`TermSearch.rangedWalk`); nil where the engine has no ranges.
     public let rangedWalkingPage: SQLFragment?
     /// The page `walkingPage` reads instead where a walk would pass many entries for its
-    /// matches (`mostEntriesWalkedBeforeGathering`), and already is past `deepestWalkAfterATag`:
-    /// the entries of a tag that led the count (`CountLeader.firstTag`) gathered, each checked,
-    /// their ids sorted; nil where no tag led.
+    /// matches (`EntrySQLDialect.mostEntriesWalkedBeforeGathering`), and already is past
+    /// `deepestWalkAfterATag`: the entries of a tag that led the count (`CountLeader.firstTag`)
+    /// gathered, each checked, their ids sorted; nil where no tag led.
     public let gatheringPage: SQLFragment?
     /// Where `walkingPage` starts: at the top after a seek, after the results of a position
     /// that a ranked page handed out, else at the requested page.
@@ -373,7 +394,7 @@ public struct EntryListSQL: Sendable {
         // offset; then the page's rows alone are read (sorted whole, each row's author and
         // tags were read for every entry of the tag: 131 ms for page 6 of `night`). So does a
         // shallower page where the count's ids say that the walk would be long
-        // (`mostEntriesWalkedBeforeGathering`).
+        // (`EntrySQLDialect.mostEntriesWalkedBeforeGathering`).
         let tagLeads = search.countLeader == .firstTag
         let gathersTags = tagLeads && walkOffset >= Self.deepestWalkAfterATag
         // A page past what an `Int` counts (`PageRequest.offset`) reaches every row.
@@ -383,7 +404,10 @@ public struct EntryListSQL: Sendable {
         if countedByDiaries || search.matchesNothing {
             walkingPage = nil
         } else if filter.terms.isEmpty {
-            if tagLeads { gatheringPage = Self.pageOfIDs(Self.conditions(query, search, tags: .gathered, Dialect.self) + seek, window: walkWindow, Dialect.self) }
+            if tagLeads {
+                let gathered = Self.conditions(query, search, tags: .gatheredFirst, Dialect.self)
+                gatheringPage = Self.pageOfIDs(gathered + seek, window: walkWindow, Dialect.self)
+            }
             let walked = Self.conditions(query, search, tags: .probed, Dialect.self)
             walkingPage = gathersTags ? gatheringPage : Self.newestFirst(walked + seek, window: walkWindow, search, Dialect.self)
         } else if search.sortsMatches {
@@ -401,7 +425,7 @@ public struct EntryListSQL: Sendable {
         } else if let probe = Dialect.indexProbe(search, viewerID: query.viewerID) {
             let walked = Self.conditions(query, search.probing, tags: .probedFirst, checking: probe, Dialect.self)
             if tagLeads {
-                let gathered = Self.conditions(query, search.probing, tags: .gathered, checking: probe, Dialect.self)
+                let gathered = Self.conditions(query, search.probing, tags: .gatheredFirst, checking: probe, Dialect.self)
                 gatheringPage = Self.pageOfIDs(gathered + seek, window: walkWindow, Dialect.self)
             }
             walkingPage = gathersTags ? gatheringPage : Self.newestFirst(walked + seek, window: walkWindow, search, Dialect.self)
@@ -576,7 +600,7 @@ public struct EntryListSQL: Sendable {
         }
         if isEstimate {
             let walked = Self.entriesWalked(toReach: walkOffset, limit, matches: ids)
-            if let gatheringPage, walked > Double(Self.mostEntriesWalkedBeforeGathering) { return (gatheringPage, false, walkOffset) }
+            if let gatheringPage, walked > Double(Dialect.mostEntriesWalkedBeforeGathering) { return (gatheringPage, false, walkOffset) }
             if let rangedWalkingPage, walked > Double(Self.mostEntriesWalked) { return (rangedWalkingPage, false, walkOffset) }
         }
         guard !isEstimate, !ranked else { return reading(totalIsEstimate: isEstimate) }
@@ -599,14 +623,6 @@ public struct EntryListSQL: Sendable {
     /// | `night` with the tag `daily`, page 5 | 2,200 | 29 | 40 |
     static let mostEntriesWalked = 3_000
 
-    /// How many entries a walk newest first may pass before a page of a tag that led the count
-    /// gathers the tag's entries instead (`gatheringPage`), at whatever offset. A tag leads only
-    /// when it is on few entries (on SQLite, fewer than 20,000), each of which gathering reads
-    /// and checks: at a million entries on SQLite, `night` with the tag `night` (13,238
-    /// entries) took 51–75 ms gathered, where a walk passed about 2 entries a microsecond (page
-    /// 500 of the tag alone: 760,000 entries, 275–430 ms). At page 20 the walk passed 212,000
-    /// entries, 104–109 ms, and gathering took 70; at page 10 (106,000 entries) the walk took 64.
-    static let mostEntriesWalkedBeforeGathering = 150_000
 
     /// About how many entries a walk newest first passes to its offset `offset` and `limit`
     /// and one more, when the count found `ids` (its bound and one): as many as the mean gap
@@ -644,6 +660,9 @@ public struct EntryListSQL: Sendable {
     enum TagMatch {
         /// From the tag's index: the entries holding it lead, then sorted (a page of a few).
         case gathered
+        /// As `gathered`, but the first tag's entries as the engine gathers them before the
+        /// page sorts them (`EntrySQLDialect.gathers`): the page of a tag that led the count.
+        case gatheredFirst
         /// A seek by entry in the tags' primary key: a walk newest first checks each entry,
         /// and stops once its page is full, however many entries hold the tag.
         case probed
@@ -673,6 +692,8 @@ public struct EntryListSQL: Sendable {
         for tag in filter.tags where tag != ledTag {
             switch tags {
             case .gathered: conditions.append("e.entry_id IN (SELECT entry_id FROM entry_tags WHERE tag = \(tag))")
+            case .gatheredFirst where tag == filter.tags.first: conditions.append(Dialect.gathers(tag))
+            case .gatheredFirst: conditions.append("e.entry_id IN (SELECT entry_id FROM entry_tags WHERE tag = \(tag))")
             case .probed, .probedFirst: probedTags.append(tag)
             }
         }

@@ -440,15 +440,17 @@ struct PostgresChunkSearchTests {
         try withDatabase { url in
             try writeOldDatabase(url, version: PostgresDiaryStore.schemaVersions.last!, body: "md5(i::text)")
             try PostgresDiaryStore.withAdminConnection(url, subject: "entries", timeout: PostgresDiaryStore.maintenanceTimeout) { session in
-                // 7,000 more, ids 20 apart over three ranges of ids, dates rising with them:
-                // `night` in a sixth (1,166), `coffee` in half, and the tag `evening` on 1,050 of
-                // night's entries, rarer than the word, so read with it in each range.
+                // 14,000 more, ids 20 apart over five ranges of ids, dates rising with them:
+                // `night` in a sixth (2,333), `coffee` in half, `doctor` in a thirteenth (1,076,
+                // a word the statistics list but too rare to be common), and the tag `evening`
+                // on 2,100 of night's entries, rarer than the word, so read with it in each range.
                 try session.execute("SET statement_timeout = 0")
                 try session.execute("""
                     INSERT INTO entries (entry_id, diary_id, title, body, created, updated, visibility)
                     SELECT 10000 + i * 20, 1, 'entry ' || i, md5(i::text) || CASE WHEN i % 6 = 0 THEN ' night' ELSE '' END
-                        || CASE WHEN i % 2 = 0 THEN ' coffee' ELSE '' END, t, t, CASE WHEN i % 50 = 7 THEN 'private' ELSE 'public' END
-                    FROM generate_series(1, 7000) AS i, LATERAL (SELECT timestamptz '2026-03-01 00:00:00Z' + i * interval '1 minute' AS t) AS times
+                        || CASE WHEN i % 2 = 0 THEN ' coffee' ELSE '' END || CASE WHEN i % 13 = 0 THEN ' doctor' ELSE '' END,
+                        t, t, CASE WHEN i % 50 = 7 THEN 'private' ELSE 'public' END
+                    FROM generate_series(1, 14000) AS i, LATERAL (SELECT timestamptz '2026-03-01 00:00:00Z' + i * interval '1 minute' AS t) AS times
                     """)
                 try session.execute("SELECT setval('entries_entry_id_seq', (SELECT max(entry_id) FROM entries))")
                 try session.execute("""
@@ -469,7 +471,8 @@ struct PostgresChunkSearchTests {
                 }
             }
             func compareAll(_ label: String, ranges: Bool) throws {
-                for (words, tags) in [("night", [String]()), ("night coffee", []), ("night", ["evening"]), ("coffee night", ["evening"])] {
+                let searches = [("night", [String]()), ("night coffee", []), ("night", ["evening"]), ("coffee night", ["evening"]), ("doctor", [])]
+                for (words, tags) in searches {
                     for (page, viewerID) in [(1, nil), (3, 1), (12, nil), (40, 1)] as [(Int, Int64?)] {
                         let filter = EntryFilter(query: words, order: .newest, tags: tags)
                         let query = EntryQuery(page: PageRequest(page: page, perPage: 20), filter: filter, viewerID: viewerID)
@@ -485,11 +488,27 @@ struct PostgresChunkSearchTests {
                     }
                 }
             }
+            // Doctor's chunks are listed: left to the planner, with its ranges for a deep page.
+            let doctor = try narrowing(store, "doctor")?.narrowing
+            #expect(doctor?.sortsMatches == false && doctor?.inRange != nil && doctor?.rows == nil)
             try compareAll("dates rising with ids", ranges: true)
+            // A list of one tag on fewer than 20,000 entries is led by it, and a deep page gathers
+            // its entries into an array; beside a second tag, the planner's plan stays.
+            for (tags, page) in [(["evening"], 60), (["evening"], 3), (["evening", "none"], 60)] {
+                let query = EntryQuery(page: PageRequest(page: page, perPage: 20), filter: EntryFilter(tags: tags), viewerID: page == 3 ? 1 : nil)
+                let sql = try store.read(.operation("plan")) { session in try PostgresDiaryStore.chunkPlan(for: query, session).listSQL(query) }
+                let gathers = sql.reading(totalIsEstimate: true).page.rendered { _ in "?" }.sql.contains("= ANY (ARRAY(SELECT t.entry_id FROM entry_tags t")
+                #expect(gathers == (tags.count == 1 && page == 60), "\(tags) \(page)")
+                #expect(sql.search.countLeader == (tags.count == 1 ? .firstTag : nil), "\(tags)")
+                let led = try store.entries(query, narrowedByChunks: true).page
+                let plain = try store.entries(query, narrowedByChunks: false).page
+                #expect(led.entries.map(\.id) == plain.entries.map(\.id) && led.total == plain.total, "\(tags) \(page)")
+                #expect(led.entries.count == (tags.count == 1 ? 20 : 0), "\(tags) \(page)")
+            }
             // An old entry dated after every other: the newest range no longer holds the newest
             // matches, and the page walks.
             try PostgresDiaryStore.withAdminConnection(url, subject: "dates") { session in
-                try session.execute("UPDATE entries SET created = '2027-01-01', body = body || ' night coffee' WHERE entry_id = 10160")
+                try session.execute("UPDATE entries SET created = '2027-01-01', body = body || ' night coffee doctor' WHERE entry_id = 10160")
             }
             try compareAll("an old entry dated newest", ranges: true)
             let newest = EntryQuery(page: PageRequest(perPage: 10), filter: EntryFilter(query: "night", order: .newest))

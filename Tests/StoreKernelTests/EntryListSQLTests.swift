@@ -276,7 +276,8 @@ enum LookingUpDialect: EntrySQLDialect {
     }
 
     /// A shallower page of a tag that led the count gathers the tag's entries too where the
-    /// count's ids say that a walk would pass more than `mostEntriesWalkedBeforeGathering`.
+    /// count's ids say that a walk would pass more than `mostEntriesWalkedBeforeGathering`
+    /// (by default 150,000).
     @Test func aPageOfATagThatLedGathersWhereTheWalkWouldBeLong() {
         for words in [nil, "night"] {
             func reading(page: Int, everyNth gap: Int64) -> String {
@@ -374,6 +375,14 @@ enum LookingUpDialect: EntrySQLDialect {
         #expect(reading(page: 50, ids: blocks.map { $0 * 4 }).sql.hasPrefix("RANGES"), "a walk of 4,004")
         // Under the bound, the count's ids are every match: the page reads them.
         #expect(reading(page: 3, ids: Array(sparse.prefix(1_000))).sql.contains("e.entry_id IN (SELECT e.entry_id FROM entries e WHERE"))
+        // A word without rows reads its ranges too, its condition held by the read; one whose
+        // matches are sorted does not walk at all.
+        let doctor = TermNarrowing("chunks(doctor)", holdsTerm: false, inRange: "in_range(doctor)")
+        let walk = TermSearch(["coffee", "doctor"], narrowings: ["coffee": coffee, "doctor": doctor]).rangedWalk
+        #expect(walk?.inRange == "in_range(doctor)" && walk?.checked.narrowings["doctor"]?.condition == "TRUE")
+        #expect(walk?.checked.narrowings["doctor"]?.holdsTerm == true && walk?.checked.narrowings["coffee"]?.condition == "check(coffee)")
+        let sorted = TermNarrowing("chunks(zanzibar)", holdsTerm: true, sortsMatches: true, inRange: "in_range(zanzibar)")
+        #expect(TermSearch(["zanzibar"], narrowings: ["zanzibar": sorted]).rangedWalk == nil)
     }
 
     /// Past the count's bound, a narrowing that sorts its matches has the page read and sort
