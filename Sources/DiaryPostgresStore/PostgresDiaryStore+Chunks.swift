@@ -52,9 +52,7 @@ extension PostgresDiaryStore {
     private static func rangeLeads(_ filter: EntryFilter, _ plan: ChunkPlan, _ session: SQLSession) throws -> Bool {
         let range = EntryListSQL.dateRange(of: filter)
         guard !range.isEmpty, !filter.terms.isEmpty, plan.narrowings.values.allSatisfy(\.isCommon) else { return false }
-        let bound = mostEntriesInLeadingRange
-        let inRange: SQLFragment = "SELECT count(*) FROM (SELECT 1 FROM entries e WHERE \(range.joined(separator: " AND ")) LIMIT \(bound)) c"
-        return try session.one(Int.self, inRange.postgres).map { $0 < bound } ?? false
+        return try fewerThanLeadingBound("SELECT 1 FROM entries e WHERE \(range.joined(separator: " AND "))", session)
     }
 
     /// Whether the tag of a list of one tag without terms leads it (`CountLeader.firstTag`): on
@@ -66,9 +64,15 @@ extension PostgresDiaryStore {
     /// 60–79 gathered.
     private static func tagLeads(_ filter: EntryFilter, _ session: SQLSession) throws -> Bool {
         guard filter.terms.isEmpty, filter.tags.count == 1, let tag = filter.tags.first else { return false }
+        return try fewerThanLeadingBound("SELECT 1 FROM entry_tags t WHERE t.tag = \(tag)", session)
+    }
+
+    /// Whether `rows` (a `SELECT` of them) are fewer than `mostEntriesInLeadingRange`, counted
+    /// up to it.
+    private static func fewerThanLeadingBound(_ rows: SQLFragment, _ session: SQLSession) throws -> Bool {
         let bound = mostEntriesInLeadingRange
-        let tagged: SQLFragment = "SELECT count(*) FROM (SELECT 1 FROM entry_tags t WHERE t.tag = \(tag) LIMIT \(bound)) c"
-        return try session.one(Int.self, tagged.postgres).map { $0 < bound } ?? false
+        let count: SQLFragment = "SELECT count(*) FROM (\(rows) LIMIT \(bound)) c"
+        return try session.one(Int.self, count.postgres).map { $0 < bound } ?? false
     }
 
     /// What a count reading a common word's list may hold in memory: a bit for each entry of

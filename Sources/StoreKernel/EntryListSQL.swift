@@ -101,7 +101,7 @@ extension EntrySQLDialect {
     }
     public static func holdsTag(_ tag: String) -> SQLFragment { EntryListSQL.probe(of: tag) }
     public static var mostEntriesWalkedBeforeGathering: Int { 150_000 }
-    public static func gathers(_ tag: String) -> SQLFragment { "e.entry_id IN (SELECT entry_id FROM entry_tags WHERE tag = \(tag))" }
+    public static func gathers(_ tag: String) -> SQLFragment { EntryListSQL.tagged(tag) }
     public static func newestFirstPage(_ conditions: SQLFragment, window: SQLFragment, readingRanges: RangedMatches) -> SQLFragment? {
         nil
     }
@@ -598,7 +598,7 @@ public struct EntryListSQL: Sendable {
         if ranked, !isEstimate, let rankedIDs = Dialect.rankedPage(ofMatches: ids, search, viewerID: viewerID, window: window) {
             return (rankedIDs, true, offset)
         }
-        if isEstimate {
+        if isEstimate, gatheringPage != nil || rangedWalkingPage != nil {
             let walked = Self.entriesWalked(toReach: walkOffset, limit, matches: ids)
             if let gatheringPage, walked > Double(Dialect.mostEntriesWalkedBeforeGathering) { return (gatheringPage, false, walkOffset) }
             if let rangedWalkingPage, walked > Double(Self.mostEntriesWalked) { return (rangedWalkingPage, false, walkOffset) }
@@ -622,7 +622,6 @@ public struct EntryListSQL: Sendable {
     /// | `night train`, page 10 | 3,300 | 37 | 17 |
     /// | `night` with the tag `daily`, page 5 | 2,200 | 29 | 40 |
     static let mostEntriesWalked = 3_000
-
 
     /// About how many entries a walk newest first passes to its offset `offset` and `limit`
     /// and one more, when the count found `ids` (its bound and one): as many as the mean gap
@@ -691,9 +690,8 @@ public struct EntryListSQL: Sendable {
         var probedTags: [String] = []
         for tag in filter.tags where tag != ledTag {
             switch tags {
-            case .gathered: conditions.append("e.entry_id IN (SELECT entry_id FROM entry_tags WHERE tag = \(tag))")
             case .gatheredFirst where tag == filter.tags.first: conditions.append(Dialect.gathers(tag))
-            case .gatheredFirst: conditions.append("e.entry_id IN (SELECT entry_id FROM entry_tags WHERE tag = \(tag))")
+            case .gathered, .gatheredFirst: conditions.append(tagged(tag))
             case .probed, .probedFirst: probedTags.append(tag)
             }
         }
@@ -716,6 +714,11 @@ public struct EntryListSQL: Sendable {
             THEN \(termChecks.joined(separator: " AND ")) ELSE FALSE END
             """
         return conditions + lookUps + [tagsFirst]
+    }
+
+    /// Entry `e` is one of those holding `tag`, by the tag's index (`TagMatch.gathered`).
+    public static func tagged(_ tag: String) -> SQLFragment {
+        "e.entry_id IN (SELECT entry_id FROM entry_tags WHERE tag = \(tag))"
     }
 
     /// Whether entry `e` holds `tag`, by a seek in the tags' primary key, which an engine may
