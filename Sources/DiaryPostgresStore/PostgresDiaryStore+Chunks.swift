@@ -56,12 +56,9 @@ extension PostgresDiaryStore {
     }
 
     /// Whether the tag of a list of one tag without terms leads it (`CountLeader.firstTag`): on
-    /// fewer entries than `mostEntriesInLeadingRange`, counted up to it, as on SQLite. A deep
-    /// page then gathers the tag's entries (`EntryListSQL.gatheringPage`). Walked, page 500 of
-    /// the tag `night` (13,238 of a million entries) took 101–107 ms, the planner hashing the
-    /// tag's entries against the whole index on (created, entry_id); gathered, 46. Beside a
-    /// second tag the planner's own plan cost less: `night` and `daily`, page 200, 57 ms, and
-    /// 60–79 gathered.
+    /// fewer entries than `mostEntriesInLeadingRange`, counted up to it, as on SQLite: its
+    /// count reads the tag's rows, and so does the page of one of its diaries
+    /// (`EntryListSQL.tagWalk`). A list of two tags is left to the planner's count.
     private static func tagLeads(_ filter: EntryFilter, _ session: SQLSession) throws -> Bool {
         guard filter.terms.isEmpty, filter.tags.count == 1, let tag = filter.tags.first else { return false }
         return try fewerThanLeadingBound("SELECT 1 FROM entry_tags t WHERE t.tag = \(tag)", session)

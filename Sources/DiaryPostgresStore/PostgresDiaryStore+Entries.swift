@@ -183,9 +183,12 @@ extension PostgresDiaryStore {
             try session.execute("DELETE FROM entry_tags WHERE entry_id = $1", [entryID])
         }
         guard !tags.isEmpty else { return }
-        try session.execute(
-            "INSERT INTO entry_tags (entry_id, tag) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING", [entryID, tags]
-        )
+        // With the copies of the entry's date, visibility and diary that a tag's row carries (schema v12).
+        try session.execute("""
+            INSERT INTO entry_tags (entry_id, tag, created, visibility, diary_id)
+            SELECT e.entry_id, t.tag, e.created, e.visibility, e.diary_id FROM entries e, unnest($2::text[]) AS t (tag)
+            WHERE e.entry_id = $1 ON CONFLICT DO NOTHING
+            """, [entryID, tags])
     }
 
     /// What `insertEntrySQL` wrote: the entry's id, its diary, author and visibility (for a
@@ -248,9 +251,10 @@ extension PostgresDiaryStore {
             SELECT diary_id, $5::text, $6::text, $7::timestamptz, $4::timestamptz,
                 CASE WHEN $10::boolean OR $12::boolean THEN 'private' ELSE chosen END, CASE WHEN $10::boolean THEN chosen END,
                 CASE WHEN $12::boolean THEN chosen END FROM target
-            RETURNING entry_id, diary_id, visibility, draft_visibility, scheduled_visibility
+            RETURNING entry_id, diary_id, visibility, draft_visibility, scheduled_visibility, created
         ), tags AS (
-            INSERT INTO entry_tags (entry_id, tag) SELECT e.entry_id, t.tag FROM entry e, unnest($9::text[]) AS t (tag)
+            INSERT INTO entry_tags (entry_id, tag, created, visibility, diary_id)
+            SELECT e.entry_id, t.tag, e.created, e.visibility, e.diary_id FROM entry e, unnest($9::text[]) AS t (tag)
             ON CONFLICT DO NOTHING
         ), media AS (
             INSERT INTO entry_media (entry_id, media_id) SELECT e.entry_id, m.id FROM entry e, unnest($11::text[]) AS m (id)

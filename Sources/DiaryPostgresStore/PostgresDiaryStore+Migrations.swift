@@ -51,6 +51,8 @@ extension PostgresDiaryStore {
                   sql: String(decoding: PackageResources.postgres_v10_sql, as: UTF8.self)),
         Migration(version: 11, name: "a GIN index of every entry's characters, for search terms of one character",
                   sql: String(decoding: PackageResources.postgres_v11_sql, as: UTF8.self)),
+        Migration(version: 12, name: "each tag's row carries its entry's date, visibility and diary, indexed newest first",
+                  sql: String(decoding: PackageResources.postgres_v12_sql, as: UTF8.self)),
     ]
 
     /// Applies every migration the database lacks, in one transaction under an advisory lock:

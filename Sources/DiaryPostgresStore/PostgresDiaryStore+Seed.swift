@@ -58,7 +58,10 @@ extension PostgresDiaryStore {
                 """, [entryIDs, diaryIDs, batch.map(\.title), batch.map(\.body), created])
             let tagged = zip(entryIDs, batch).flatMap { id, entry in entry.tags.map { (id, $0) } }
             try session.execute("""
-                INSERT INTO entry_tags (entry_id, tag) SELECT * FROM unnest($1::bigint[], $2::text[]) ON CONFLICT DO NOTHING
+                INSERT INTO entry_tags (entry_id, tag, created, visibility, diary_id)
+                SELECT e.entry_id, t.tag, e.created, e.visibility, e.diary_id
+                FROM unnest($1::bigint[], $2::text[]) AS t (entry_id, tag) JOIN entries e ON e.entry_id = t.entry_id
+                ON CONFLICT DO NOTHING
                 """, [tagged.map(\.0), tagged.map(\.1)])
             // Each diary's count of this batch and its newest time (every seeded entry is
             // public), added to its row of diary_activity in one statement, as a post's are, in

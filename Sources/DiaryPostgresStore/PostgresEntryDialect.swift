@@ -212,20 +212,6 @@ enum PostgresEntryDialect: EntrySQLDialect {
         "EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.entry_id AND t.tag = \(tag) OFFSET 0)"
     }
 
-    /// A walk of a tag's page on PostgreSQL costs more than on SQLite: the planner hashed the
-    /// tag's entries against the whole index on (created, entry_id), for page 50 of `night`
-    /// (about 77,000 entries walked) 66–69 ms, where gathering its 13,238 entries took 46; page
-    /// 20 (31,000) took 31–33 walked.
-    static var mostEntriesWalkedBeforeGathering: Int { 50_000 }
-
-    /// The tag's entries gathered once into an array (an `InitPlan`), each then looked up by id.
-    /// As `IN (SELECT …)`, the planner, once the visibility map said every page was visible,
-    /// hashed the tag's 13,238 entries and read all million of the index on (created,
-    /// entry_id) for page 500 of `night`: 94 ms in psql, where 13,238 look-ups took 39.
-    static func gathers(_ tag: String) -> SQLFragment {
-        "e.entry_id = ANY (ARRAY(SELECT t.entry_id FROM entry_tags t WHERE t.tag = \(tag)))"
-    }
-
     /// The viewer's diaries gathered once into an array (an `InitPlan`), which each entry is
     /// checked against. As `IN (SELECT …)`, a hashed subplan the planner could not weigh, the
     /// count of a tag with a token merged the tag's entries with the whole primary key at a

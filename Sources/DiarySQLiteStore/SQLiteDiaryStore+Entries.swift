@@ -150,11 +150,18 @@ extension SQLiteDiaryStore {
         if replacing {
             try db.cachedStatement(sql: "DELETE FROM entry_tags WHERE entry_id = ?").execute(arguments: [entryID])
         }
-        let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO entry_tags (entry_id, tag) VALUES (?, ?)")
+        let insert = try db.cachedStatement(sql: insertTagSQL)
         for tag in tags {
             try insert.execute(arguments: [entryID, tag])
         }
     }
+
+    /// Gives entry `?1` the tag `?2` (none if it has it), with the copies of the entry's date,
+    /// visibility and diary that a tag's row carries (schema v9); the entry must be written.
+    static let insertTagSQL = """
+        INSERT OR IGNORE INTO entry_tags (entry_id, tag, created, visibility, diary_id)
+        SELECT entry_id, ?2, created, visibility, diary_id FROM entries WHERE entry_id = ?1
+        """
 
     static func fetchEntry(_ db: Database, id: Int64) throws -> Entry? {
         let statement = try db.cachedStatement(sql: "\(entryColumns) WHERE e.entry_id = ?")

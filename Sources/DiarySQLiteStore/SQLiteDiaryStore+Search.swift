@@ -63,8 +63,8 @@ extension SQLiteDiaryStore {
     ///
     /// A search of short terms only (`entries_grams`) is weighed against its grams' entries,
     /// every one counted (`shortTermsOutnumber`). A list of tags without terms is led by the
-    /// smaller of its first tag and its range, so that a deep page of a rare tag gathers its
-    /// entries (`EntryListSQL.deepestWalkAfterATag`), and a month of the entries of `daily`
+    /// smaller of its first tag and its range, so that a diary's page of a rare tag reads the
+    /// tag's rows (`EntryListSQL.tagWalk`), and a month of the entries of `daily`
     /// (317,183 of a million), 211 ms led by the tag and 10 s once its pages were out of the
     /// kernel's cache, is read from the range.
     static func countLeader(_ db: Database, _ query: EntryQuery, _ lookUp: ChunkLookUp) throws -> CountLeader? {

@@ -20,7 +20,7 @@ extension SQLiteDiaryStore {
             let insert = try db.cachedStatement(sql: """
                 INSERT INTO entries (diary_id, title, body, created, updated) VALUES (?, ?, ?, ?, ?)
                 """)
-            let tag = try db.cachedStatement(sql: "INSERT OR IGNORE INTO entry_tags (entry_id, tag) VALUES (?, ?)")
+            let tag = try db.cachedStatement(sql: Self.insertTagSQL)
             var newest: [Int64: String] = [:]
             for entry in batch {
                 let created = RFC3339.string(from: entry.created)

@@ -53,19 +53,6 @@ public protocol EntrySQLDialect {
     /// Whether entry `e` is in one of the diaries of `userID`, for `EntryAccess.listable`:
     /// `EntryAccess.inDiaryOf` by default.
     static func inDiaryOf(_ userID: Int64) -> SQLFragment
-    /// How many entries a walk newest first may pass before a page of a tag that led the count
-    /// gathers the tag's entries instead (`EntryListSQL.gatheringPage`), at whatever offset. A
-    /// tag leads only when it is on few entries (fewer than 20,000), each of which gathering
-    /// reads and checks. By default 150,000, measured on SQLite at a million entries: `night`
-    /// with the tag `night` (13,238 entries) took 51–75 ms gathered, where a walk passed about 2
-    /// entries a microsecond (page 500 of the tag alone: 760,000 entries, 275–430 ms). At page
-    /// 20 the walk passed 212,000 entries, 104–109 ms, and gathering took 70; at page 10
-    /// (106,000 entries) the walk took 64.
-    static var mostEntriesWalkedBeforeGathering: Int { get }
-    /// Entry `e` is one of those holding `tag`, gathered before the rest is asked of them: the
-    /// page of a tag that led the count (`EntryListSQL.TagMatch.gatheredFirst`). By default
-    /// `IN (SELECT …)`, which the engine may plan as it likes.
-    static func gathers(_ tag: String) -> SQLFragment
     /// Whether entry `e` holds `tag`, asked of each entry read before its terms
     /// (`EntryListSQL.TagMatch.probedFirst`): a seek in the tags' primary key by default.
     static func holdsTag(_ tag: String) -> SQLFragment
@@ -100,8 +87,6 @@ extension EntrySQLDialect {
         nil
     }
     public static func holdsTag(_ tag: String) -> SQLFragment { EntryListSQL.probe(of: tag) }
-    public static var mostEntriesWalkedBeforeGathering: Int { 150_000 }
-    public static func gathers(_ tag: String) -> SQLFragment { EntryListSQL.tagged(tag) }
     public static func newestFirstPage(_ conditions: SQLFragment, window: SQLFragment, readingRanges: RangedMatches) -> SQLFragment? {
         nil
     }
@@ -335,18 +320,14 @@ public struct EntryListSQL: Sendable {
     public let page: SQLFragment
     /// The newest-first page that walks entries newest first and checks each against the
     /// terms' index and the tags, which costs what the page is when most entries match (a
-    /// common term or tag), or, where a narrowing sorts its matches, reads and sorts them; nil
+    /// common term or tag), or walks a tag's rows (`tagWalk`) where the tag led the count or
+    /// the list has no terms, or, where a narrowing sorts its matches, reads and sorts them; nil
     /// for a list the diaries count, or with terms the engine cannot check on one entry.
     public let walkingPage: SQLFragment?
     /// The page `walkingPage` reads instead where a walk would pass many entries for its
     /// matches (`mostEntriesWalked`): common words' rows read one id range at a time from the
     /// newest (`TermSearch.rangedWalk`); nil where the engine has no ranges.
     public let rangedWalkingPage: SQLFragment?
-    /// The page `walkingPage` reads instead where a walk would pass many entries for its
-    /// matches (`EntrySQLDialect.mostEntriesWalkedBeforeGathering`), and already is past
-    /// `deepestWalkAfterATag`: the entries of a tag that led the count (`CountLeader.firstTag`)
-    /// gathered, each checked, their ids sorted; nil where no tag led.
-    public let gatheringPage: SQLFragment?
     /// Where `walkingPage` starts: at the top after a seek, after the results of a position
     /// that a ranked page handed out, else at the requested page.
     public let walkOffset: Int
@@ -389,27 +370,23 @@ public struct EntryListSQL: Sendable {
         }
         walkOffset = Self.offset(query, ranked: false, walking: true)
         let walkWindow: SQLFragment = "LIMIT \(limit + 1) OFFSET \(walkOffset)"
-        // Past `deepestWalkAfterATag` entries, a page of a tag that led the count gathers the
-        // tag's entries and sorts their ids rather than walk every entry newest first to its
-        // offset; then the page's rows alone are read (sorted whole, each row's author and
-        // tags were read for every entry of the tag: 131 ms for page 6 of `night`). So does a
-        // shallower page where the count's ids say that the walk would be long
-        // (`EntrySQLDialect.mostEntriesWalkedBeforeGathering`).
+        // A tag that led the count (`CountLeader.firstTag`, a tag on few entries) leads the
+        // walk too: its rows newest first (`tagWalk`) hold only its entries, where a walk of
+        // every entry newest first passes all the others on the way. So does the first tag of a
+        // list without terms, unless a diary is asked, whose own index may reach its page sooner.
         let tagLeads = search.countLeader == .firstTag
-        let gathersTags = tagLeads && walkOffset >= Self.deepestWalkAfterATag
         // A page past what an `Int` counts (`PageRequest.offset`) reaches every row.
         let (reach, overflow) = walkOffset.addingReportingOverflow(limit + 1)
         var rangedWalkingPage: SQLFragment?
-        var gatheringPage: SQLFragment?
         if countedByDiaries || search.matchesNothing {
             walkingPage = nil
         } else if filter.terms.isEmpty {
-            if tagLeads {
-                let gathered = Self.conditions(query, search, tags: .gatheredFirst, Dialect.self)
-                gatheringPage = Self.pageOfIDs(gathered + seek, window: walkWindow, Dialect.self)
+            if tagLeads || query.diaryID == nil, let tag = filter.tags.first {
+                walkingPage = Self.tagWalk(query, tag, search, seek: seek, window: walkWindow, Dialect.self)
+            } else {
+                let walked = Self.conditions(query, search, tags: .probed, Dialect.self)
+                walkingPage = Self.newestFirst(walked + seek, window: walkWindow, search, Dialect.self)
             }
-            let walked = Self.conditions(query, search, tags: .probed, Dialect.self)
-            walkingPage = gathersTags ? gatheringPage : Self.newestFirst(walked + seek, window: walkWindow, search, Dialect.self)
         } else if search.sortsMatches {
             // Not a walk: the page reads the matches a narrowing's index finds and sorts them, so
             // the other terms join that read as their indexes' conditions, where their probes
@@ -423,22 +400,21 @@ public struct EntryListSQL: Sendable {
             }
             walkingPage = ranged ?? Self.newestFirst(indexed + seek, window: walkWindow, search, Dialect.self)
         } else if let probe = Dialect.indexProbe(search, viewerID: query.viewerID) {
-            let walked = Self.conditions(query, search.probing, tags: .probedFirst, checking: probe, Dialect.self)
-            if tagLeads {
-                let gathered = Self.conditions(query, search.probing, tags: .gatheredFirst, checking: probe, Dialect.self)
-                gatheringPage = Self.pageOfIDs(gathered + seek, window: walkWindow, Dialect.self)
-            }
-            walkingPage = gathersTags ? gatheringPage : Self.newestFirst(walked + seek, window: walkWindow, search, Dialect.self)
-            if !gathersTags, let (inRange, checked) = search.rangedWalk {
-                var ranged = Self.rangedMatches(query, checked, inRange: inRange, seek: seek, reach: overflow ? Int.max : reach, Dialect.self)
-                ranged.fallbackWalks = true
-                rangedWalkingPage = Dialect.newestFirstPage((walked + seek).joined(separator: " AND "), window: walkWindow, readingRanges: ranged)
+            if tagLeads, let tag = filter.tags.first {
+                walkingPage = Self.tagWalk(query, tag, search.probing, checking: probe, seek: seek, window: walkWindow, Dialect.self)
+            } else {
+                let walked = Self.conditions(query, search.probing, tags: .probedFirst, checking: probe, Dialect.self)
+                walkingPage = Self.newestFirst(walked + seek, window: walkWindow, search, Dialect.self)
+                if let (inRange, checked) = search.rangedWalk {
+                    var ranged = Self.rangedMatches(query, checked, inRange: inRange, seek: seek, reach: overflow ? Int.max : reach, Dialect.self)
+                    ranged.fallbackWalks = true
+                    rangedWalkingPage = Dialect.newestFirstPage((walked + seek).joined(separator: " AND "), window: walkWindow, readingRanges: ranged)
+                }
             }
         } else {
             walkingPage = nil
         }
         self.rangedWalkingPage = rangedWalkingPage
-        self.gatheringPage = gatheringPage
         // One row past the page says that a next page exists.
         let window: SQLFragment = "LIMIT \(limit + 1) OFFSET \(offset)"
         self.seek = seek
@@ -479,16 +455,41 @@ public struct EntryListSQL: Sendable {
         return RangedMatches(inRange: inRange, checks: (checks + seek).joined(separator: " AND "), reach: reach)
     }
 
-    /// How many matches a page newest first may skip by walking entries when a tag led the
-    /// count (a tag on fewer entries than the count's bound, `CountLeader.firstTag`): a walk
-    /// passes about as many entries as it skips over the share of entries that match, where
-    /// gathering the tag's entries and sorting their ids costs what the tag holds. At a
-    /// million entries on SQLite, page 500 of the tag `night` (13,238 entries) walked 760,000
-    /// entries, 275–430 ms (4 s with its pages out of the kernel's cache), and took 44 ms
-    /// gathered; page 6 took 8 walked and 39 gathered, page 100 58 walked. With a word
-    /// checked in each entry, gathering cost 51–75 ms, and only a rare match (`night` with the
-    /// tag, 0.2 % of the entries) walked longer, from page 6.
-    static let deepestWalkAfterATag = 1_000
+    /// The page newest first, `window` applied, of `query`'s entries read from the rows of
+    /// `tag` in the index on (tag, created DESC, entry_id DESC) (schema v9 on SQLite, v12 on
+    /// PostgreSQL), which stops once its page is full and passes no entry without the tag.
+    /// Gathered and sorted, page 500 of the tag `night` (13,238 of a million entries) looked
+    /// each of them up, 39–46 ms on PostgreSQL; walked over every entry newest first, it passed
+    /// 760,000 of them.
+    ///
+    /// A tag's row carries copies of its entry's `created`, `visibility` and `diary_id` under
+    /// the same names, so without terms the conditions on entries `e` (who may list, the
+    /// diary, the dates, the other tags' probes, `seek`) are asked of the rows themselves,
+    /// named `e`: the index holds all they read, and only the page's entries are looked up.
+    /// With terms (`checks`: the engine's probe of them), each row's entry is read and
+    /// checked, the other tags probed first.
+    static func tagWalk<Dialect: EntrySQLDialect>(
+        _ query: EntryQuery, _ tag: String, _ search: TermSearch, checking checks: [SQLFragment]? = nil, seek: [SQLFragment],
+        window: SQLFragment, _: Dialect.Type
+    ) -> SQLFragment {
+        let rows: SQLFragment
+        if let checks {
+            let checked = conditions(query, search, tags: .probedFirst, leavingOutTag: tag, checking: checks, Dialect.self)
+            let dates = dateRange(of: query.filter, on: "t")
+            rows = """
+                SELECT e.entry_id FROM entry_tags t JOIN entries e ON e.entry_id = t.entry_id \
+                WHERE \((["t.tag = \(tag)"] + dates + checked + seek).joined(separator: " AND ")) \
+                ORDER BY t.created DESC, t.entry_id DESC \(window)
+                """
+        } else {
+            let listed = conditions(query, search, tags: .probed, leavingOutTag: tag, Dialect.self)
+            rows = """
+                SELECT e.entry_id FROM entry_tags e WHERE \((["e.tag = \(tag)"] + listed + seek).joined(separator: " AND ")) \
+                ORDER BY \(sql: newestFirstOrder) \(window)
+                """
+        }
+        return newestFirst(["e.entry_id IN (\(rows))"], window: "", nil, Dialect.self)
+    }
 
     /// `leader`, where `filter` has what it names: a tag, a date range.
     static func leader(_ leader: CountLeader?, of filter: EntryFilter) -> CountLeader? {
@@ -499,13 +500,14 @@ public struct EntryListSQL: Sendable {
         }
     }
 
-    /// The conditions of `filter`'s date range on entries `e`, none without one: what the
+    /// The conditions of `filter`'s date range on entries `e` (or on `table`, which has their
+    /// `created`), none without one: what the
     /// index on (created, entry_id) serves, and what an engine counts to weigh the range
     /// against the terms (`CountLeader.dateRange`).
-    public static func dateRange(of filter: EntryFilter) -> [SQLFragment] {
+    public static func dateRange(of filter: EntryFilter, on table: String = "e") -> [SQLFragment] {
         var conditions: [SQLFragment] = []
-        if let since = filter.since { conditions.append("e.created >= \(since)") }
-        if let until = filter.until { conditions.append("e.created <= \(until)") }
+        if let since = filter.since { conditions.append("\(sql: table).created >= \(since)") }
+        if let until = filter.until { conditions.append("\(sql: table).created <= \(until)") }
         return conditions
     }
 
@@ -598,10 +600,8 @@ public struct EntryListSQL: Sendable {
         if ranked, !isEstimate, let rankedIDs = Dialect.rankedPage(ofMatches: ids, search, viewerID: viewerID, window: window) {
             return (rankedIDs, true, offset)
         }
-        if isEstimate, gatheringPage != nil || rangedWalkingPage != nil {
-            let walked = Self.entriesWalked(toReach: walkOffset, limit, matches: ids)
-            if let gatheringPage, walked > Double(Dialect.mostEntriesWalkedBeforeGathering) { return (gatheringPage, false, walkOffset) }
-            if let rangedWalkingPage, walked > Double(Self.mostEntriesWalked) { return (rangedWalkingPage, false, walkOffset) }
+        if isEstimate, let rangedWalkingPage, Self.entriesWalked(toReach: walkOffset, limit, matches: ids) > Double(Self.mostEntriesWalked) {
+            return (rangedWalkingPage, false, walkOffset)
         }
         guard !isEstimate, !ranked else { return reading(totalIsEstimate: isEstimate) }
         // Each match looked up by id and sorted (at most the bound's).
@@ -659,9 +659,6 @@ public struct EntryListSQL: Sendable {
     enum TagMatch {
         /// From the tag's index: the entries holding it lead, then sorted (a page of a few).
         case gathered
-        /// As `gathered`, but the first tag's entries as the engine gathers them before the
-        /// page sorts them (`EntrySQLDialect.gathers`): the page of a tag that led the count.
-        case gatheredFirst
         /// A seek by entry in the tags' primary key: a walk newest first checks each entry,
         /// and stops once its page is full, however many entries hold the tag.
         case probed
@@ -690,8 +687,7 @@ public struct EntryListSQL: Sendable {
         var probedTags: [String] = []
         for tag in filter.tags where tag != ledTag {
             switch tags {
-            case .gatheredFirst where tag == filter.tags.first: conditions.append(Dialect.gathers(tag))
-            case .gathered, .gatheredFirst: conditions.append(tagged(tag))
+            case .gathered: conditions.append(tagged(tag))
             case .probed, .probedFirst: probedTags.append(tag)
             }
         }

@@ -108,6 +108,45 @@ struct PostgresStoreTests {
         }
     }
 
+    /// A version 11 database's tags get their entries' dates, visibility and diary (v12), and
+    /// keep them when an entry changes by hand: pages of a tag on more entries than a list
+    /// counts, which walk the tag's rows, are the pages read from the entries themselves.
+    @Test func aVersion11DatabasesTagsCarryTheirEntriesColumns() throws {
+        try withDatabase { url in
+            try writeOldDatabase(url, version: 11, body: "md5(i::text)")
+            try PostgresDiaryStore.withAdminConnection(url, subject: "tags") { session in
+                try session.execute("UPDATE entries SET visibility = 'private' WHERE entry_id % 10 = 7")
+                try session.execute("UPDATE entries SET created = created - interval '1 day' WHERE entry_id % 5 = 0")
+                try session.execute("INSERT INTO entry_tags (entry_id, tag) SELECT entry_id, 'every' FROM entries")
+            }
+            let store = try PostgresDiaryStore(url: url)
+            defer { store.close() }
+            func compare(_ label: String) throws {
+                for (viewerID, page) in [(nil, 1), (nil, 60), (1, 3), (1, 90)] as [(Int64?, Int)] {
+                    let query = EntryQuery(page: PageRequest(page: page, perPage: 20), filter: EntryFilter(tags: ["every"]), viewerID: viewerID)
+                    let listed = try store.entries(query).page.entries.map(\.id)
+                    var read: [Int64] = []
+                    try PostgresDiaryStore.withAdminConnection(url, subject: "entries") { session in
+                        read = try session.query("""
+                            SELECT entry_id FROM entries e WHERE (visibility = 'public' OR $1::bigint = 1) \
+                            AND EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.entry_id AND t.tag = 'every') \
+                            ORDER BY created DESC, entry_id DESC LIMIT 20 OFFSET $2
+                            """, [viewerID, (page - 1) * 20]).map { row in try row.decode(Int64.self) }
+                    }
+                    #expect(listed == read && listed.count == 20, "\(label): \(viewerID ?? 0) page \(page)")
+                }
+            }
+            try compare("migrated")
+            // By hand, as a person with psql would.
+            try PostgresDiaryStore.withAdminConnection(url, subject: "changes") { session in
+                try session.execute("UPDATE entries SET created = created + interval '10 days' WHERE entry_id IN (3, 1500)")
+                try session.execute("UPDATE entries SET visibility = 'public' WHERE entry_id = 1997")
+                try session.execute("UPDATE entries SET visibility = 'private' WHERE entry_id = 1998")
+            }
+            try compare("changed by hand")
+        }
+    }
+
     /// A post from a user without a diary (the one-statement post finds none, and the store
     /// makes the first in a second transaction) lands in a new first diary and moves the data
     /// version; one into another's diary writes nothing and leaves the version alone.

@@ -187,8 +187,8 @@ enum LookingUpDialect: EntrySQLDialect {
     }
 
     /// A tag has no kept count: it counts up to the bound from the tag's index, gathers its
-    /// entries for a page when they are few, and walks newest first, probing each entry's
-    /// tags, when they are many.
+    /// entries for a page when they are few, and walks its rows newest first when they are
+    /// many.
     @Test func aTagCountsUpToItsBoundAndWalksWhenTaggedEntriesAreMany() {
         let sql = EntryListSQL(EntryQuery(filter: EntryFilter(tags: ["daily"])), dialect: ProbingDialect.self)
         #expect(!sql.countedByDiaries && sql.countBound == EntryPage.countedMatches)
@@ -203,11 +203,7 @@ enum LookingUpDialect: EntrySQLDialect {
             AND EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.entry_id AND t.tag = $2) LIMIT $3
             """)
         #expect(rendered(sql.reading(totalIsEstimate: false).page).sql.contains("e.entry_id IN (SELECT entry_id FROM entry_tags WHERE tag = $1)"))
-        #expect(rendered(sql.reading(totalIsEstimate: true).page).sql == """
-            SELECT cols FROM entries e WHERE e.visibility = 'public' AND \
-            EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.entry_id AND t.tag = $1) \
-            ORDER BY e.created DESC, e.entry_id DESC LIMIT $2 OFFSET $3
-            """)
+        #expect(rendered(sql.reading(totalIsEstimate: true).page).sql.contains("FROM entry_tags e WHERE e.tag = $1 AND e.visibility = 'public'"))
         // With terms, the terms' index drives the count and each tag is probed.
         let search = EntryListSQL(EntryQuery(filter: EntryFilter(query: "kyoto", tags: ["daily"])), dialect: ProbingDialect.self)
         #expect(rendered(search.matches).sql == """
@@ -261,36 +257,57 @@ enum LookingUpDialect: EntrySQLDialect {
         #expect(rendered(untagged.matches).sql.hasPrefix("SELECT e.entry_id FROM rows($1) m"))
     }
 
-    /// A page past `deepestWalkAfterATag` matches of a tag that led the count gathers the tag's
-    /// entries and sorts their ids, then reads the page's rows; a shallower one walks.
-    @Test func aDeepPageOfATagThatLedGathersItsEntries() {
-        for words in [nil, "night"] {
-            func page(_ number: Int) -> String {
-                let query = EntryQuery(page: PageRequest(page: number, perPage: 20), filter: EntryFilter(query: words, order: .newest, tags: ["rare"]))
-                return rendered(EntryListSQL(query, dialect: ProbingDialect.self, countLeader: .firstTag).reading(totalIsEstimate: true).page).sql
-            }
-            let gathering = "e.entry_id IN (SELECT e.entry_id FROM entries e WHERE"
-            #expect(page(51).contains(gathering) && page(51).contains("e.entry_id IN (SELECT entry_id FROM entry_tags WHERE tag = $"))
-            #expect(!page(50).contains(gathering) && page(50).contains("EXISTS (SELECT 1 FROM entry_tags t"), "\(words ?? "")")
+    /// A page of a tag that led the count, at any depth, walks the tag's rows newest first
+    /// (`tagWalk`): without terms, every condition asked of the rows themselves, which carry
+    /// their entry's date, visibility and diary; with terms, each row's entry checked for them,
+    /// the other tags probed first, the dates asked of the row.
+    @Test func aPageOfATagThatLedWalksTheTagsRows() {
+        func page(_ words: String?, _ tags: [String], page number: Int = 1, since: Date? = nil, diaryID: Int64? = nil, viewerID: Int64? = nil) -> String {
+            let filter = EntryFilter(query: words, order: .newest, since: since, tags: tags)
+            let query = EntryQuery(diaryID: diaryID, page: PageRequest(page: number, perPage: 20), filter: filter, viewerID: viewerID)
+            return rendered(EntryListSQL(query, dialect: ProbingDialect.self, countLeader: .firstTag).reading(totalIsEstimate: true).page).sql
         }
+        for number in [1, 51, 500] {
+            #expect(page(nil, ["rare"], page: number) == """
+                SELECT cols FROM entries e WHERE e.entry_id IN (SELECT e.entry_id FROM entry_tags e \
+                WHERE e.tag = $1 AND e.visibility = 'public' ORDER BY e.created DESC, e.entry_id DESC LIMIT $2 OFFSET $3) \
+                ORDER BY e.created DESC, e.entry_id DESC\u{20}
+                """)
+            #expect(page("night", ["rare"], page: number) == """
+                SELECT cols FROM entries e WHERE e.entry_id IN (SELECT e.entry_id FROM entry_tags t JOIN entries e ON e.entry_id = t.entry_id \
+                WHERE t.tag = $1 AND e.visibility = 'public' AND term($2) AND probe($3) \
+                ORDER BY t.created DESC, t.entry_id DESC LIMIT $4 OFFSET $5) ORDER BY e.created DESC, e.entry_id DESC\u{20}
+                """)
+        }
+        // The owner's entries, another tag and a diary are asked of the row; the dates of the
+        // row where terms are checked in the entry.
+        #expect(page(nil, ["rare", "tea"], diaryID: 3, viewerID: 7).contains("""
+            FROM entry_tags e WHERE e.tag = $1 AND (e.visibility = 'public' OR e.diary_id IN (SELECT diary_id FROM diaries WHERE user_id = $2)) \
+            AND e.diary_id = $3 AND EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.entry_id AND t.tag = $4) ORDER BY
+            """))
+        let day = Date(timeIntervalSince1970: 1_800_000_000)
+        #expect(page("night", ["rare", "tea"], since: day).contains("""
+            WHERE t.tag = $1 AND t.created >= $2 AND e.visibility = 'public' AND e.created >= $3 \
+            AND CASE WHEN EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.entry_id AND t.tag = $4) THEN term($5) AND probe($6) ELSE FALSE END \
+            ORDER BY t.created
+            """))
     }
 
-    /// A shallower page of a tag that led the count gathers the tag's entries too where the
-    /// count's ids say that a walk would pass more than `mostEntriesWalkedBeforeGathering`
-    /// (by default 150,000).
-    @Test func aPageOfATagThatLedGathersWhereTheWalkWouldBeLong() {
-        for words in [nil, "night"] {
-            func reading(page: Int, everyNth gap: Int64) -> String {
-                let query = EntryQuery(page: PageRequest(page: page, perPage: 20), filter: EntryFilter(query: words, order: .newest, tags: ["rare"]))
-                let sql = EntryListSQL(query, dialect: ProbingDialect.self, countLeader: .firstTag)
-                return rendered(sql.reading(matches: (1...1_001).map { $0 * gap }, dialect: ProbingDialect.self).page).sql
-            }
-            let gathering = "e.entry_id IN (SELECT e.entry_id FROM entries e WHERE"
-            // Page 20 (401 rows) at one match in 400 entries: a walk of 160,400.
-            #expect(reading(page: 20, everyNth: 400).contains(gathering), "\(words ?? "")")
-            #expect(!reading(page: 20, everyNth: 350).contains(gathering), "\(words ?? "")")
-            #expect(!reading(page: 5, everyNth: 400).contains(gathering), "\(words ?? "")")
+    /// A list of tags without terms walks its first tag's rows even where the tag did not
+    /// lead the count (it is on many entries), but for a diary's list, which walks the
+    /// diary's entries newest first; a tag that did not lead beside terms is probed in a walk.
+    @Test func aListOfTagsWalksTheFirstTagsRowsButForADiary() {
+        func page(_ words: String?, diaryID: Int64? = nil) -> String {
+            let query = EntryQuery(diaryID: diaryID, filter: EntryFilter(query: words, order: .newest, tags: ["daily"]))
+            return rendered(EntryListSQL(query, dialect: ProbingDialect.self).reading(totalIsEstimate: true).page).sql
         }
+        #expect(page(nil).contains("FROM entry_tags e WHERE e.tag = $1"))
+        #expect(page(nil, diaryID: 3) == """
+            SELECT cols FROM entries e WHERE e.visibility = 'public' AND e.diary_id = $1 \
+            AND EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.entry_id AND t.tag = $2) \
+            ORDER BY e.created DESC, e.entry_id DESC LIMIT $3 OFFSET $4
+            """)
+        #expect(!page("night").contains("FROM entry_tags t JOIN") && !page("night").contains("FROM entry_tags e"))
     }
 
     /// A date range the engine found smaller than the terms' entries leads the count: its

@@ -1,0 +1,1 @@
+../../Sources/DiaryPostgresStore/postgres-v12.sql
