@@ -72,11 +72,13 @@ extension PostgresDiaryStore {
 // MARK: - Tags, export and import
 
 extension PostgresDiaryStore {
+    /// Counted from the tags' rows alone, named `e`: each carries its entry's visibility and
+    /// diary (schema v12), what `listable` reads, and `entry_tags_newest_first` includes them.
     public func tags(viewerID: Int64?) throws(StoreError) -> [TagCount] {
         try statement(.operation("tags")) { session in
             let tags: SQLFragment = """
-                SELECT t.tag, count(*)::bigint FROM entry_tags t JOIN entries e ON e.entry_id = t.entry_id
-                WHERE \(EntryAccess.listable(by: viewerID, inDiaryOf: PostgresEntryDialect.inDiaryOf)) GROUP BY t.tag
+                SELECT e.tag, count(*)::bigint FROM entry_tags e
+                WHERE \(EntryAccess.listable(by: viewerID, inDiaryOf: PostgresEntryDialect.inDiaryOf)) GROUP BY e.tag
                 """
             let rows = try session.query(tags.postgres)
             // Sorted here, as SQLite sorts (by code point), whatever the database's collation.

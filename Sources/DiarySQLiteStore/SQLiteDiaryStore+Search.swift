@@ -219,11 +219,14 @@ extension SQLiteDiaryStore {
 // MARK: - Tags, export and import
 
 extension SQLiteDiaryStore {
+    /// Counted from the tags' rows alone, named `e`: each carries its entry's visibility and
+    /// diary (schema v9), what `listable` reads, and `entry_tags_newest_first` holds them all.
+    /// Joined to the entries, the count read every tagged entry's row: 2.6 s at a million
+    /// entries, where the index alone takes 0.14.
     public func tags(viewerID: Int64?) throws(StoreError) -> [TagCount] {
         try read(.operation("tags")) { db in
             let tags: SQLFragment = """
-                SELECT t.tag, count(*) FROM entry_tags t JOIN entries e ON e.entry_id = t.entry_id
-                WHERE \(EntryAccess.listable(by: viewerID)) GROUP BY t.tag ORDER BY t.tag
+                SELECT e.tag, count(*) FROM entry_tags e WHERE \(EntryAccess.listable(by: viewerID)) GROUP BY e.tag ORDER BY e.tag
                 """
             let statement = tags.sqlite
             return try Row.fetchAll(db.cachedStatement(sql: statement.sql), arguments: statement.arguments).map { row in
