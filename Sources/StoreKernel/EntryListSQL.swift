@@ -524,6 +524,14 @@ public struct EntryListSQL: Sendable {
         if !search.matchesNothing, !search.terms.isEmpty, let rows = termsRows {
             return counted(query, search, from: rows, window: window, Dialect.self)
         }
+        if search.terms.isEmpty, let tag = query.filter.tags.first {
+            // The first tag's rows alone, which carry what the conditions read, as a page of
+            // them does (`tagWalk`): joined to the entries, the count of the tag `night` (13,238
+            // of a million entries) took 14.7 ms on PostgreSQL, 0.5 so; `daily` within a month
+            // is a range of its index (30 ms led by the range).
+            let listed = conditions(query, search, tags: .probed, leavingOutTag: tag, Dialect.self)
+            return "SELECT e.entry_id FROM entry_tags e WHERE \((["e.tag = \(tag)"] + listed).joined(separator: " AND ")) \(window)"
+        }
         // Not where a narrowing's index finds few matches (`sortsMatches`): read from it, they
         // cost less than a walk (`kashaquamo`, 1.2 % of a million entries, since 2021 on
         // PostgreSQL: 14 ms read from the chunk index, 39 walked).
