@@ -33,7 +33,7 @@ extension PostgresDiaryStore {
     static func chunkPlan(for query: EntryQuery, _ session: SQLSession) throws -> ChunkPlan {
         var plan = try chunkPlan(session, terms: query.filter.terms, tags: query.filter.tags)
         if try rangeLeads(query.filter, plan, session) { plan.countLeader = .dateRange }
-        if try tagLeads(query.filter, session) { plan.countLeader = .firstTag }
+        if try tagLeads(query, plan, session) { plan.countLeader = .firstTag }
         if plan.narrowings.values.contains(where: { $0.narrowing.probe != nil }) {
             try session.send("SET LOCAL work_mem = '\(bitmapMemory)'")
         }
@@ -55,12 +55,24 @@ extension PostgresDiaryStore {
         return try fewerThanLeadingBound("SELECT 1 FROM entries e WHERE \(range.joined(separator: " AND "))", session)
     }
 
-    /// Whether the tag of a list of one tag without terms leads it (`CountLeader.firstTag`): on
-    /// fewer entries than `mostEntriesInLeadingRange`, counted up to it, as on SQLite: its
-    /// count reads the tag's rows, and so does the page of one of its diaries
-    /// (`EntryListSQL.tagWalk`). A list of two tags is left to the planner's count.
-    private static func tagLeads(_ filter: EntryFilter, _ session: SQLSession) throws -> Bool {
-        guard filter.terms.isEmpty, filter.tags.count == 1, let tag = filter.tags.first else { return false }
+    /// Whether the first tag of `query` leads it (`CountLeader.firstTag`): on fewer entries than
+    /// `mostEntriesInLeadingRange`, counted up to it, as on SQLite. Then the page walks the
+    /// tag's rows newest first (`EntryListSQL.tagWalk`), each row's entry checked, where it
+    /// walked every entry newest first. Asked only where it changes the page:
+    /// - a diary's list of one tag without terms (any other list of tags walks its first tag's
+    ///   rows whatever leads);
+    /// - beside terms that nothing else leads (no rare word's rows, no date range, no words
+    ///   counted together): their count already reads the tag's entries. `train` with the tag
+    ///   `night`, page 10, newest first, walked about 40,000 entries at a million, 77 ms.
+    private static func tagLeads(_ query: EntryQuery, _ plan: ChunkPlan, _ session: SQLSession) throws -> Bool {
+        let filter = query.filter
+        guard let tag = filter.tags.first else { return false }
+        if filter.terms.isEmpty {
+            guard filter.tags.count == 1, query.diaryID != nil else { return false }
+        } else {
+            let leadingRows = plan.narrowings.values.contains { $0.narrowing.sortsMatches || $0.narrowing.rows != nil }
+            guard plan.countLeader == nil, !leadingRows else { return false }
+        }
         return try fewerThanLeadingBound("SELECT 1 FROM entry_tags t WHERE t.tag = \(tag)", session)
     }
 

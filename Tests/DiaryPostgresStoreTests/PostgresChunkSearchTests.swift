@@ -494,15 +494,26 @@ struct PostgresChunkSearchTests {
             try compareAll("dates rising with ids", ranges: true)
             // A list of one tag on fewer than 20,000 entries is led by it (beside a second tag, the
             // planner counts); at any depth, a page walks the first tag's rows.
-            for (tags, page) in [(["evening"], 60), (["evening"], 3), (["evening", "none"], 60)] {
-                let query = EntryQuery(page: PageRequest(page: page, perPage: 20), filter: EntryFilter(tags: tags), viewerID: page == 3 ? 1 : nil)
+            for (tags, page, diaryID) in [(["evening"], 60, nil), (["evening"], 3, 1), (["evening", "none"], 60, nil)] as [([String], Int, Int64?)] {
+                let filter = EntryFilter(tags: tags)
+                let query = EntryQuery(diaryID: diaryID, page: PageRequest(page: page, perPage: 20), filter: filter, viewerID: page == 3 ? 1 : nil)
                 let sql = try store.read(.operation("plan")) { session in try PostgresDiaryStore.chunkPlan(for: query, session).listSQL(query) }
                 #expect(sql.reading(totalIsEstimate: true).page.rendered { _ in "?" }.sql.contains("FROM entry_tags e WHERE e.tag = ?"), "\(tags) \(page)")
-                #expect(sql.search.countLeader == (tags.count == 1 ? .firstTag : nil), "\(tags)")
+                #expect(sql.search.countLeader == (tags.count == 1 && diaryID != nil ? .firstTag : nil), "\(tags)")
                 let led = try store.entries(query, narrowedByChunks: true).page
                 let plain = try store.entries(query, narrowedByChunks: false).page
                 #expect(led.entries.map(\.id) == plain.entries.map(\.id) && led.total == plain.total, "\(tags) \(page)")
                 #expect(led.entries.count == (tags.count == 1 ? 20 : 0), "\(tags) \(page)")
+            }
+            // A word in half of the entries, too common to be counted with the words' ranges, and
+            // nothing else to lead: the rarer tag leads, and the page walks its rows.
+            for (page, viewerID) in [(1, nil), (12, 1), (40, nil)] as [(Int, Int64?)] {
+                let query = EntryQuery(page: PageRequest(page: page, perPage: 20), filter: EntryFilter(query: "coffee", order: .newest, tags: ["evening"]), viewerID: viewerID)
+                let sql = try store.read(.operation("plan")) { session in try PostgresDiaryStore.chunkPlan(for: query, session).listSQL(query) }
+                #expect(sql.search.countLeader == .firstTag && sql.reading(totalIsEstimate: true).page.rendered { _ in "?" }.sql.contains("FROM entry_tags t JOIN entries e"))
+                let led = try store.entries(query, narrowedByChunks: true).page
+                let plain = try store.entries(query, narrowedByChunks: false).page
+                #expect(led.entries.map(\.id) == plain.entries.map(\.id) && led.total == plain.total && led.entries.count == 20, "coffee page \(page)")
             }
             // An old entry dated after every other: the newest range no longer holds the newest
             // matches, and the page walks.
