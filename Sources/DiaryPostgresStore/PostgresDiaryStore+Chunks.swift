@@ -40,7 +40,7 @@ extension PostgresDiaryStore {
         return plan
     }
 
-    /// The most entries a date range, or a list's one tag (`tagLeads`), may hold for it to lead
+    /// The most entries a date range, or a list's first tag (`tagLeads`), may hold for it to lead
     /// a count, as many as a tag may on SQLite (`mostNarrowedEntries`).
     static let mostEntriesInLeadingRange = 20_000
 

@@ -462,10 +462,8 @@ public struct EntryListSQL: Sendable {
     /// each of them up, 39–46 ms on PostgreSQL; walked over every entry newest first, it passed
     /// 760,000 of them.
     ///
-    /// A tag's row carries copies of its entry's `created`, `visibility` and `diary_id` under
-    /// the same names, so without terms the conditions on entries `e` (who may list, the
-    /// diary, the dates, the other tags' probes, `seek`) are asked of the rows themselves,
-    /// named `e`: the index holds all they read, and only the page's entries are looked up.
+    /// Without terms, the list's conditions and `seek` are asked of the rows themselves
+    /// (`tagRows`): the index holds all they read, and only the page's entries are looked up.
     /// With terms (`checks`: the engine's probe of them), each row's entry is read and
     /// checked, the other tags probed first.
     static func tagWalk<Dialect: EntrySQLDialect>(
@@ -482,13 +480,20 @@ public struct EntryListSQL: Sendable {
                 ORDER BY t.created DESC, t.entry_id DESC \(window)
                 """
         } else {
-            let listed = conditions(query, search, tags: .probed, leavingOutTag: tag, Dialect.self)
-            rows = """
-                SELECT e.entry_id FROM entry_tags e WHERE \((["e.tag = \(tag)"] + listed + seek).joined(separator: " AND ")) \
-                ORDER BY \(sql: newestFirstOrder) \(window)
-                """
+            rows = "\(tagRows(query, tag, search, seek: seek, Dialect.self)) ORDER BY \(sql: newestFirstOrder) \(window)"
         }
         return newestFirst(["e.entry_id IN (\(rows))"], window: "", nil, Dialect.self)
+    }
+
+    /// The ids of `query`'s entries among the rows of `tag`, named `e`, for a list without
+    /// terms: a tag's row carries the entry's columns that the list's conditions read (who may
+    /// list, the diary, the dates), and the other tags are probed by its id, so no entry is
+    /// read. What a page of the list walks (`tagWalk`) and its count reads (`matches`).
+    static func tagRows<Dialect: EntrySQLDialect>(
+        _ query: EntryQuery, _ tag: String, _ search: TermSearch, seek: [SQLFragment] = [], _: Dialect.Type
+    ) -> SQLFragment {
+        let listed = conditions(query, search, tags: .probed, leavingOutTag: tag, Dialect.self)
+        return "SELECT e.entry_id FROM entry_tags e WHERE \((["e.tag = \(tag)"] + listed + seek).joined(separator: " AND "))"
     }
 
     /// `leader`, where `filter` has what it names: a tag, a date range.
@@ -501,9 +506,8 @@ public struct EntryListSQL: Sendable {
     }
 
     /// The conditions of `filter`'s date range on entries `e` (or on `table`, which has their
-    /// `created`), none without one: what the
-    /// index on (created, entry_id) serves, and what an engine counts to weigh the range
-    /// against the terms (`CountLeader.dateRange`).
+    /// `created`), none without one: what the index on (created, entry_id) serves, and what an
+    /// engine counts to weigh the range against the terms (`CountLeader.dateRange`).
     public static func dateRange(of filter: EntryFilter, on table: String = "e") -> [SQLFragment] {
         var conditions: [SQLFragment] = []
         if let since = filter.since { conditions.append("\(sql: table).created >= \(since)") }
@@ -529,8 +533,7 @@ public struct EntryListSQL: Sendable {
             // them does (`tagWalk`): joined to the entries, the count of the tag `night` (13,238
             // of a million entries) took 14.7 ms on PostgreSQL, 0.5 so; `daily` within a month
             // is a range of its index (30 ms led by the range).
-            let listed = conditions(query, search, tags: .probed, leavingOutTag: tag, Dialect.self)
-            return "SELECT e.entry_id FROM entry_tags e WHERE \((["e.tag = \(tag)"] + listed).joined(separator: " AND ")) \(window)"
+            return "\(tagRows(query, tag, search, Dialect.self)) \(window)"
         }
         // Not where a narrowing's index finds few matches (`sortsMatches`): read from it, they
         // cost less than a walk (`kashaquamo`, 1.2 % of a million entries, since 2021 on
@@ -695,7 +698,7 @@ public struct EntryListSQL: Sendable {
         var probedTags: [String] = []
         for tag in filter.tags where tag != ledTag {
             switch tags {
-            case .gathered: conditions.append(tagged(tag))
+            case .gathered: conditions.append("e.entry_id IN (SELECT entry_id FROM entry_tags WHERE tag = \(tag))")
             case .probed, .probedFirst: probedTags.append(tag)
             }
         }
@@ -718,11 +721,6 @@ public struct EntryListSQL: Sendable {
             THEN \(termChecks.joined(separator: " AND ")) ELSE FALSE END
             """
         return conditions + lookUps + [tagsFirst]
-    }
-
-    /// Entry `e` is one of those holding `tag`, by the tag's index (`TagMatch.gathered`).
-    public static func tagged(_ tag: String) -> SQLFragment {
-        "e.entry_id IN (SELECT entry_id FROM entry_tags WHERE tag = \(tag))"
     }
 
     /// Whether entry `e` holds `tag`, by a seek in the tags' primary key, which an engine may
