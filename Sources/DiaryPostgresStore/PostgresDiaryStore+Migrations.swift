@@ -53,6 +53,8 @@ extension PostgresDiaryStore {
                   sql: String(decoding: PackageResources.postgres_v11_sql, as: UTF8.self)),
         Migration(version: 12, name: "each tag's row carries its entry's date, visibility and diary, indexed newest first",
                   sql: String(decoding: PackageResources.postgres_v12_sql, as: UTF8.self)),
+        Migration(version: 13, name: "each tag's count of entries kept, public ones per tag and the others per diary",
+                  sql: String(decoding: PackageResources.postgres_v13_sql, as: UTF8.self)),
     ]
 
     /// Applies every migration the database lacks, in one transaction under an advisory lock:

@@ -72,14 +72,11 @@ extension PostgresDiaryStore {
 // MARK: - Tags, export and import
 
 extension PostgresDiaryStore {
-    /// Counted from the tags' rows alone, named `e`: each carries its entry's visibility and
-    /// diary (schema v12), what `listable` reads, and `entry_tags_newest_first` includes them.
+    /// Read from the counts the schema keeps (v13, `TagCountSQL`), at most 16 rows per tag.
+    /// Counted from the tags' rows, it took 143 ms at a million entries.
     public func tags(viewerID: Int64?) throws(StoreError) -> [TagCount] {
         try statement(.operation("tags")) { session in
-            let tags: SQLFragment = """
-                SELECT e.tag, count(*)::bigint FROM entry_tags e
-                WHERE \(EntryAccess.listable(by: viewerID, inDiaryOf: PostgresEntryDialect.inDiaryOf)) GROUP BY e.tag
-                """
+            let tags = TagCountSQL.counts(seenBy: viewerID, dialect: PostgresEntryDialect.self)
             let rows = try session.query(tags.postgres)
             // Sorted here, as SQLite sorts (by code point), whatever the database's collation.
             return try rows.map { row in

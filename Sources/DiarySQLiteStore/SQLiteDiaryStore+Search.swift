@@ -219,15 +219,11 @@ extension SQLiteDiaryStore {
 // MARK: - Tags, export and import
 
 extension SQLiteDiaryStore {
-    /// Counted from the tags' rows alone, named `e`: each carries its entry's visibility and
-    /// diary (schema v9), what `listable` reads, and `entry_tags_newest_first` holds them all.
-    /// Joined to the entries, the count read every tagged entry's row: 2.6 s at a million
-    /// entries, where the index alone takes 0.14.
+    /// Read from the counts the schema keeps (v10, `TagCountSQL`), a row or two per tag, sorted
+    /// by code point. Counted from the tags' rows, it took 112 ms at a million entries.
     public func tags(viewerID: Int64?) throws(StoreError) -> [TagCount] {
         try read(.operation("tags")) { db in
-            let tags: SQLFragment = """
-                SELECT e.tag, count(*) FROM entry_tags e WHERE \(EntryAccess.listable(by: viewerID)) GROUP BY e.tag ORDER BY e.tag
-                """
+            let tags: SQLFragment = "\(TagCountSQL.counts(seenBy: viewerID, dialect: SQLiteEntryDialect.self)) ORDER BY c.tag"
             let statement = tags.sqlite
             return try Row.fetchAll(db.cachedStatement(sql: statement.sql), arguments: statement.arguments).map { row in
                 try TagCount(name: row.decode(atIndex: 0), count: row.decode(atIndex: 1))

@@ -108,9 +108,10 @@ struct PostgresStoreTests {
         }
     }
 
-    /// A version 11 database's tags get their entries' dates, visibility and diary (v12), and
-    /// keep them when an entry changes by hand: pages of a tag on more entries than a list
-    /// counts, which walk the tag's rows, are the pages read from the entries themselves.
+    /// A version 11 database's tags get their entries' dates, visibility and diary (v12) and
+    /// their counts (v13), and keep them when an entry changes by hand: pages of a tag on more
+    /// entries than a list counts, which walk the tag's rows, are the pages read from the
+    /// entries themselves, and the counts of `GET /api/tags` are counted from them.
     @Test func aVersion11DatabasesTagsCarryTheirEntriesColumns() throws {
         try withDatabase { url in
             try writeOldDatabase(url, version: 11, body: "md5(i::text)")
@@ -118,6 +119,7 @@ struct PostgresStoreTests {
                 try session.execute("UPDATE entries SET visibility = 'private' WHERE entry_id % 10 = 7")
                 try session.execute("UPDATE entries SET created = created - interval '1 day' WHERE entry_id % 5 = 0")
                 try session.execute("INSERT INTO entry_tags (entry_id, tag) SELECT entry_id, 'every' FROM entries")
+                try session.execute("INSERT INTO entry_tags (entry_id, tag) SELECT entry_id, 'fifth' FROM entries WHERE entry_id % 5 = 0")
             }
             let store = try PostgresDiaryStore(url: url)
             defer { store.close() }
@@ -135,6 +137,19 @@ struct PostgresStoreTests {
                     }
                     #expect(listed == read && listed.count == 20, "\(label): \(viewerID ?? 0) page \(page)")
                 }
+                for viewerID in [nil, 1] as [Int64?] {
+                    var counted: [TagCount] = []
+                    try PostgresDiaryStore.withAdminConnection(url, subject: "tags") { session in
+                        counted = try session.query("""
+                            SELECT t.tag, count(*)::bigint FROM entry_tags t JOIN entries e ON e.entry_id = t.entry_id \
+                            WHERE e.visibility = 'public' OR $1::bigint = 1 GROUP BY t.tag ORDER BY t.tag COLLATE "C"
+                            """, [viewerID]).map { row in
+                            let (name, count) = try row.decode((String, Int).self)
+                            return TagCount(name: name, count: count)
+                        }
+                    }
+                    #expect(try store.tags(viewerID: viewerID) == counted && counted.count > 1, "\(label): tags \(viewerID ?? 0)")
+                }
             }
             try compare("migrated")
             // By hand, as a person with psql would.
@@ -142,6 +157,8 @@ struct PostgresStoreTests {
                 try session.execute("UPDATE entries SET created = created + interval '10 days' WHERE entry_id IN (3, 1500)")
                 try session.execute("UPDATE entries SET visibility = 'public' WHERE entry_id = 1997")
                 try session.execute("UPDATE entries SET visibility = 'private' WHERE entry_id = 1998")
+                try session.execute("DELETE FROM entries WHERE entry_id IN (1996, 1997)")
+                try session.execute("DELETE FROM entry_tags WHERE entry_id = 5 AND tag = 'every'")
             }
             try compare("changed by hand")
         }

@@ -53,6 +53,8 @@ import Testing
             #expect(try store.entries(EntryQuery(filter: EntryFilter(query: "紅葉"), viewerID: 1)).page.total == 4)
             // The tag's row carries its entry's date, visibility and diary (v9), and follows it.
             _ = try store.updateEntry(id: 1, userID: 1, changes: EntryChanges(visibility: .private, created: RFC3339.date(from: "2026-04-01T00:00:00Z")))
+            // Its count (v10) moves from the public ones to the owner's.
+            #expect(try store.tags().isEmpty && store.tags(viewerID: 1) == [TagCount(name: "travel", count: 1)])
             #expect(try store.integrityCheck() == "ok")
             try store.close()
             let queue = try DatabaseQueue(path: directory.databasePath, configuration: SQLiteDiaryStore.configuration(readonly: true))

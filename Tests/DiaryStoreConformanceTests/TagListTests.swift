@@ -7,7 +7,8 @@ import Testing
 /// Lists of a tag on more entries than a list counts (`EntryPage.countedMatches`), whose pages
 /// walk the tag's rows newest first (`EntryListSQL.tagWalk`). Each row carries copies of its
 /// entry's date, visibility and diary (SQLite schema v9, PostgreSQL v12), which must follow every
-/// change of the entry: a page is checked against the entries as the test wrote them.
+/// change of the entry: a page is checked against the entries as the test wrote them, and so are
+/// the counts of `tags(viewerID:)`, which the schema keeps (SQLite v10, PostgreSQL v13).
 @Suite struct TagListTests {
     /// An entry as the test wrote it.
     struct Written {
@@ -29,12 +30,13 @@ import Testing
 
     let start = Date(timeIntervalSince1970: 1_700_000_000)
 
-    /// 1,300 entries of alice, in her first diary and a ninth that the import makes, one in ten private. Every fifth is dated
+    /// 1,300 entries of alice, in her first diary and a ninth that the import makes, one in ten private and one in ten
+    /// unlisted. Every fifth is dated
     /// 500 minutes before its neighbours, so that the order by date is not the order by id.
     func written() -> [Written] {
         (1...1_300).map { (n: Int) -> Written in
             let minutes = n % 5 == 0 ? n - 500 : n
-            let visibility: Visibility = n % 10 == 7 ? .private : .public
+            let visibility: Visibility = n % 10 == 7 ? .private : n % 10 == 3 ? .unlisted : .public
             let tags = n % 3 == 0 ? ["every", "third"] : ["every"]
             return Written(id: Int64(n), diaryID: n % 4 == 0 ? 9 : 1, created: start + Double(minutes * 60), visibility: visibility, tags: tags)
         }
@@ -49,6 +51,13 @@ import Testing
         }
         let newestFirst = listed.sorted { ($0.created, $0.id) > ($1.created, $1.id) }
         return Array(newestFirst.dropFirst((page - 1) * 20).prefix(20)).map(\.id)
+    }
+
+    /// Each tag `viewer` may list entries of, with how many, from what was written.
+    func expectedTags(_ written: [Written], viewer: Int64?, owner: Int64) -> [TagCount] {
+        let listed = written.filter { entry in entry.visibility == .public || viewer == owner }
+        let counts = Dictionary(listed.flatMap(\.tags).map { ($0, 1) }, uniquingKeysWith: +)
+        return counts.map { TagCount(name: $0.key, count: $0.value) }.sorted { $0.name < $1.name }
     }
 
     @Test(arguments: StoreFactory.all) func aTagsPagesFollowTheChangesOfItsEntries(_ factory: StoreFactory) throws {
@@ -69,6 +78,9 @@ import Testing
                 Asked(tags: ["every"], since: start + 20_000, until: start + 60_000),
             ]
             func compareAll(_ label: String) throws {
+                for viewer in [nil, alice.id, bob.id] {
+                    #expect(try store.tags(viewerID: viewer) == expectedTags(written, viewer: viewer, owner: alice.id), "\(label): tags \(viewer ?? 0)")
+                }
                 for asked in lists {
                     for viewer in [nil, alice.id, bob.id] {
                         for page in [1, 3, 30, 60] {
@@ -82,11 +94,12 @@ import Testing
             }
             try compareAll("imported")
             // An old entry dated newest, the newest public one made private and a private one
-            // public, one tag taken off an entry and put on another, an entry deleted.
+            // public, an unlisted one private, one tag taken off an entry and put on another, a
+            // public entry and a private one deleted.
             clock.advance(seconds: 60)
             let changes: [(Int64, EntryChanges)] = [
                 (10, EntryChanges(created: start + 2_000_000)), (1_291, EntryChanges(visibility: .private)),
-                (7, EntryChanges(visibility: .public)), (1_200, EntryChanges(tags: ["third"])), (1_201, EntryChanges(tags: ["every", "third"])),
+                (27, EntryChanges(visibility: .public)), (13, EntryChanges(visibility: .private)), (1_200, EntryChanges(tags: ["third"])), (1_201, EntryChanges(tags: ["every", "third"])),
             ]
             for (id, change) in changes {
                 _ = try store.updateEntry(id: id, userID: alice.id, changes: change)
@@ -95,8 +108,10 @@ import Testing
                 if let visibility = change.visibility { written[index].visibility = visibility }
                 if let tags = change.tags { written[index].tags = tags }
             }
-            try store.deleteEntry(id: 1_299, userID: alice.id)
-            written.removeAll { $0.id == 1_299 }
+            for id: Int64 in [1_299, 1_297] {
+                try store.deleteEntry(id: id, userID: alice.id)
+                written.removeAll { $0.id == id }
+            }
             try compareAll("changed")
         }
     }
