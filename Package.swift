@@ -95,7 +95,7 @@ let package = Package(
                 "DiaryStore", "DiaryAPI", "StoreKernel", "DurableFiles", "ProcessControl", "CalendarTime", "CSQLiteConfig",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
-            resources: [.embedInCode("schema.sql"), .embedInCode("schema-v2.sql"), .embedInCode("schema-v3.sql"), .embedInCode("schema-v4.sql"), .embedInCode("schema-v5.sql"), .embedInCode("schema-v6.sql"), .embedInCode("schema-v7.sql"), .embedInCode("schema-v8.sql"), .embedInCode("schema-v9.sql"), .embedInCode("schema-v10.sql")]
+            resources: [.embedInCode("schema.sql"), .embedInCode("schema-v2.sql"), .embedInCode("schema-v3.sql"), .embedInCode("schema-v4.sql"), .embedInCode("schema-v5.sql"), .embedInCode("schema-v6.sql"), .embedInCode("schema-v7.sql"), .embedInCode("schema-v8.sql"), .embedInCode("schema-v9.sql"), .embedInCode("schema-v10.sql"), .embedInCode("schema-v11.sql")]
         ),
         /// `DiaryStore` on a PostgreSQL server through postgres-nio, with blocking calls for the
         /// server's worker threads and its schema in versioned migrations (`db/postgres/`).
@@ -116,6 +116,7 @@ let package = Package(
                 .embedInCode("postgres-v11.sql"),
                 .embedInCode("postgres-v12.sql"),
                 .embedInCode("postgres-v13.sql"),
+                .embedInCode("postgres-v14.sql"),
             ]
         ),
 

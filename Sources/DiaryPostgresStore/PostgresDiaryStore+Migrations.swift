@@ -55,6 +55,8 @@ extension PostgresDiaryStore {
                   sql: String(decoding: PackageResources.postgres_v12_sql, as: UTF8.self)),
         Migration(version: 13, name: "each tag's count of entries kept, public ones per tag and the others per diary",
                   sql: String(decoding: PackageResources.postgres_v13_sql, as: UTF8.self)),
+        Migration(version: 14, name: "each tag's row carries all of its entry's tags, in the index newest first",
+                  sql: String(decoding: PackageResources.postgres_v14_sql, as: UTF8.self)),
     ]
 
     /// Applies every migration the database lacks, in one transaction under an advisory lock:

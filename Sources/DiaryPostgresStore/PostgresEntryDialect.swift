@@ -36,6 +36,11 @@ enum PostgresEntryDialect: EntrySQLDialect {
     static let entryColumns = PostgresDiaryStore.entryColumns
     static let noRow = "FALSE"
 
+    /// `all_tags` is the array of the entry's tags.
+    static func carriesTag(_ tag: String, row: String) -> SQLFragment {
+        "\(tag) = ANY (\(sql: row).all_tags)"
+    }
+
     /// The most matches a ranked page reads, newest first: a guard, since a search ranks only
     /// when its count stayed within `EntryPage.countedMatches` (the same snapshot), so today
     /// the window holds every match. Ranking all 970,000 matches of a word in 97 % of a

@@ -214,7 +214,7 @@ extension SQLiteDiaryStore {
 
     /// The schema's history: "v1" is `db/schema.sql`, "v2" (visibility) `db/schema-v2.sql`, "v3"
     /// (the index of one- and two-character terms) `db/schema-v3.sql`, "v4" (uploaded images and
-    /// the entries linking to them) `db/schema-v4.sql`, and so on to "v10" (tags' counts kept),
+    /// the entries linking to them) `db/schema-v4.sql`, and so on to "v11" (tags' rows carrying all their entry's tags),
     /// each `db/schema-vN.sql`, all embedded in the binary at build time.
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -253,6 +253,10 @@ extension SQLiteDiaryStore {
         // Each tag's count of entries, kept (issue 25): `db/schema-v10.sql`.
         migrator.registerMigration("v10") { db in
             try db.execute(sql: String(decoding: PackageResources.schema_v10_sql, as: UTF8.self))
+        }
+        // Each tag's row carries all of its entry's tags (issue 25): `db/schema-v11.sql`.
+        migrator.registerMigration("v11") { db in
+            try db.execute(sql: String(decoding: PackageResources.schema_v11_sql, as: UTF8.self))
         }
         return migrator
     }

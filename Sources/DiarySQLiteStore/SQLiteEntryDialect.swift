@@ -20,6 +20,11 @@ enum SQLiteEntryDialect: EntrySQLDialect {
     static let entryColumns = SQLiteDiaryStore.entryColumns
     static let noRow = "0"
 
+    /// `all_tags` holds the entry's tags between commas (",daily,food,"), which no tag holds.
+    static func carriesTag(_ tag: String, row: String) -> SQLFragment {
+        "instr(\(sql: row).all_tags, \(",\(tag),")) > 0"
+    }
+
     static func termConditions(_ search: TermSearch, viewerID: Int64?) -> [SQLFragment] {
         // When `entries_grams` drives (no trigram term, or its short terms lead), it holds the
         // short terms and the trigram terms are probed entry by entry; so are they when a

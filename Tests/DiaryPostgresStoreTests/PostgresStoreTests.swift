@@ -108,10 +108,10 @@ struct PostgresStoreTests {
         }
     }
 
-    /// A version 11 database's tags get their entries' dates, visibility and diary (v12) and
-    /// their counts (v13), and keep them when an entry changes by hand: pages of a tag on more
-    /// entries than a list counts, which walk the tag's rows, are the pages read from the
-    /// entries themselves, and the counts of `GET /api/tags` are counted from them.
+    /// A version 11 database's tags get their entries' dates, visibility and diary (v12), their
+    /// counts (v13) and all their entries' tags (v14), and keep them when an entry or a tag
+    /// changes by hand: pages of one tag or two, which walk the first tag's rows, are the pages
+    /// read from the entries themselves, and the counts of `GET /api/tags` are counted from them.
     @Test func aVersion11DatabasesTagsCarryTheirEntriesColumns() throws {
         try withDatabase { url in
             try writeOldDatabase(url, version: 11, body: "md5(i::text)")
@@ -124,18 +124,23 @@ struct PostgresStoreTests {
             let store = try PostgresDiaryStore(url: url)
             defer { store.close() }
             func compare(_ label: String) throws {
-                for (viewerID, page) in [(nil, 1), (nil, 60), (1, 3), (1, 90)] as [(Int64?, Int)] {
-                    let query = EntryQuery(page: PageRequest(page: page, perPage: 20), filter: EntryFilter(tags: ["every"]), viewerID: viewerID)
+                let lists: [([String], Int64?, Int)] = [
+                    (["every"], nil, 1), (["every"], nil, 60), (["every"], 1, 3), (["every"], 1, 90), (["every", "fifth"], nil, 2),
+                    // The last page, where entry 5 was until its tag `every` was taken off by hand.
+                    (["fifth", "every"], 1, 20),
+                ]
+                for (tags, viewerID, page) in lists {
+                    let query = EntryQuery(page: PageRequest(page: page, perPage: 20), filter: EntryFilter(tags: tags), viewerID: viewerID)
                     let listed = try store.entries(query).page.entries.map(\.id)
                     var read: [Int64] = []
                     try PostgresDiaryStore.withAdminConnection(url, subject: "entries") { session in
                         read = try session.query("""
                             SELECT entry_id FROM entries e WHERE (visibility = 'public' OR $1::bigint = 1) \
-                            AND EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.entry_id AND t.tag = 'every') \
+                            AND (SELECT count(*) FROM entry_tags t WHERE t.entry_id = e.entry_id AND t.tag = ANY ($3)) = cardinality($3) \
                             ORDER BY created DESC, entry_id DESC LIMIT 20 OFFSET $2
-                            """, [viewerID, (page - 1) * 20]).map { row in try row.decode(Int64.self) }
+                            """, [viewerID, (page - 1) * 20, tags]).map { row in try row.decode(Int64.self) }
                     }
-                    #expect(listed == read && listed.count == 20, "\(label): \(viewerID ?? 0) page \(page)")
+                    #expect(listed == read && !listed.isEmpty, "\(label): \(tags) \(viewerID ?? 0) page \(page)")
                 }
                 for viewerID in [nil, 1] as [Int64?] {
                     var counted: [TagCount] = []

@@ -51,7 +51,8 @@ import Testing
             #expect(try store.diary(id: 1, viewerID: 1)?.entryCount == 4)
             #expect(try store.entries(EntryQuery(filter: EntryFilter(query: "紅葉"))).page.total == 3)
             #expect(try store.entries(EntryQuery(filter: EntryFilter(query: "紅葉"), viewerID: 1)).page.total == 4)
-            // The tag's row carries its entry's date, visibility and diary (v9), and follows it.
+            // The tag's row carries its entry's date, visibility and diary (v9), and follows it, and
+            // all the entry's tags (v11).
             _ = try store.updateEntry(id: 1, userID: 1, changes: EntryChanges(visibility: .private, created: RFC3339.date(from: "2026-04-01T00:00:00Z")))
             // Its count (v10) moves from the public ones to the owner's.
             #expect(try store.tags().isEmpty && store.tags(viewerID: 1) == [TagCount(name: "travel", count: 1)])
@@ -59,9 +60,9 @@ import Testing
             try store.close()
             let queue = try DatabaseQueue(path: directory.databasePath, configuration: SQLiteDiaryStore.configuration(readonly: true))
             let copies = try queue.read { db in
-                try Row.fetchAll(db, sql: "SELECT t.created, t.visibility, t.diary_id FROM entry_tags t")
+                try Row.fetchAll(db, sql: "SELECT t.created, t.visibility, t.diary_id, t.all_tags FROM entry_tags t")
             }
-            #expect(copies == [["created": "2026-04-01T00:00:00Z", "visibility": "private", "diary_id": 1]])
+            #expect(copies == [["created": "2026-04-01T00:00:00Z", "visibility": "private", "diary_id": 1, "all_tags": ",travel,"]])
         }
     }
 

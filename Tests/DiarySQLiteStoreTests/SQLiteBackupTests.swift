@@ -21,7 +21,7 @@ import Glibc
             _ = try store.createEntry(userID: user.id, diaryID: diary.id, title: "before", body: "")
             let output = directory.url.appendingPathComponent("backup.sqlite3").path
             let summary = try SQLiteBackup.backup(database: directory.databasePath, to: output)
-            #expect(summary.users == 1 && summary.diaries == 1 && summary.entries == 1 && summary.schemaVersions == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10"])
+            #expect(summary.users == 1 && summary.diaries == 1 && summary.entries == 1 && summary.schemaVersions == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11"])
             _ = try store.createEntry(userID: user.id, diaryID: diary.id, title: "after", body: "")
 
             let header = try Data(contentsOf: URL(fileURLWithPath: output)).prefix(20)
@@ -41,11 +41,11 @@ import Glibc
             let newer = directory.url.appendingPathComponent("newer.sqlite3").path
             try SQLiteBackup.backup(database: directory.databasePath, to: newer)
             let queue = try DatabaseQueue(path: newer)
-            try queue.write { db in try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v11')") }
+            try queue.write { db in try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v12')") }
             try queue.close()
 
             let check = try DatabaseCheck.check(path: newer)
-            #expect(check.problems == ["schema: v11 is newer than this diary-server knows (v1, v2, v3, v4, v5, v6, v7, v8, v9, v10)"])
+            #expect(check.problems == ["schema: v12 is newer than this diary-server knows (v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11)"])
             let restored = directory.url.appendingPathComponent("restored.sqlite3").path
             #expect(throws: BackupError.self) { try SQLiteBackup.restore(newer, to: restored) }
             #expect(!FileManager.default.fileExists(atPath: restored))

@@ -301,7 +301,7 @@ import Testing
             #expect(try store.entries(EntryQuery(filter: EntryFilter(query: "紅葉"))).page.entries.isEmpty)
             #expect(try store.entries(EntryQuery(filter: EntryFilter(query: "紅葉"), viewerID: 1)).page.entries.map(\.title) == ["secret"])
             let check = try DatabaseCheck.check(path: directory.databasePath)
-            #expect(check.problems.isEmpty && check.summary?.schemaVersions == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10"], "\(check)")
+            #expect(check.problems.isEmpty && check.summary?.schemaVersions == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11"], "\(check)")
             try store.close()
         }
     }

@@ -17,15 +17,18 @@ import Testing
         var created: Date
         var visibility: Visibility
         var tags: [String]
+        /// "evening" in every other entry, else "morning".
+        var body: String { id % 2 == 0 ? "evening" : "morning" }
     }
 
-    /// One list asked of the store: its tags, diary and dates.
+    /// One list asked of the store: its tags, diary, dates and words (newest first).
     struct Asked: CustomStringConvertible {
         var tags: [String]
         var diaryID: Int64? = nil
         var since: Date? = nil
         var until: Date? = nil
-        var description: String { "\(tags) diary \(diaryID ?? 0) since \(since.map { "\($0)" } ?? "-")" }
+        var words: String? = nil
+        var description: String { "\(tags) diary \(diaryID ?? 0) since \(since.map { "\($0)" } ?? "-") words \(words ?? "-")" }
     }
 
     let start = Date(timeIntervalSince1970: 1_700_000_000)
@@ -48,6 +51,7 @@ import Testing
             (entry.visibility == .public || viewer == owner) && asked.tags.allSatisfy(entry.tags.contains)
                 && asked.diaryID.map { $0 == entry.diaryID } ?? true
                 && asked.since.map { entry.created >= $0 } ?? true && asked.until.map { entry.created <= $0 } ?? true
+                && asked.words.map { $0 == entry.body } ?? true
         }
         let newestFirst = listed.sorted { ($0.created, $0.id) > ($1.created, $1.id) }
         return Array(newestFirst.dropFirst((page - 1) * 20).prefix(20)).map(\.id)
@@ -67,7 +71,7 @@ import Testing
             var written = written()
             let imported = written.map { entry in
                 ImportedEntry(
-                    Entry(id: entry.id, diaryID: entry.diaryID, author: "alice", title: "t\(entry.id)", body: "", created: entry.created,
+                    Entry(id: entry.id, diaryID: entry.diaryID, author: "alice", title: "t\(entry.id)", body: entry.body, created: entry.created,
                           updated: entry.created, tags: entry.tags, visibility: entry.visibility),
                     visibility: entry.visibility
                 )
@@ -75,7 +79,8 @@ import Testing
             #expect(try store.importEntries(userID: alice.id, entries: imported) == ImportResult(created: 1_300, skipped: 0))
             let lists = [
                 Asked(tags: ["every"]), Asked(tags: ["every", "third"]), Asked(tags: ["third"], diaryID: 9), Asked(tags: ["every"], diaryID: 1),
-                Asked(tags: ["every"], since: start + 20_000, until: start + 60_000),
+                Asked(tags: ["every"], since: start + 20_000, until: start + 60_000), Asked(tags: ["every", "third"], words: "evening"),
+                Asked(tags: ["third", "every"], diaryID: 1, words: "morning"),
             ]
             func compareAll(_ label: String) throws {
                 for viewer in [nil, alice.id, bob.id] {
@@ -84,7 +89,7 @@ import Testing
                 for asked in lists {
                     for viewer in [nil, alice.id, bob.id] {
                         for page in [1, 3, 30, 60] {
-                            let filter = EntryFilter(since: asked.since, until: asked.until, tags: asked.tags)
+                            let filter = EntryFilter(query: asked.words, order: .newest, since: asked.since, until: asked.until, tags: asked.tags)
                             let query = EntryQuery(diaryID: asked.diaryID, page: PageRequest(page: page, perPage: 20), filter: filter, viewerID: viewer)
                             let ids = try store.entries(query).page.entries.map(\.id)
                             #expect(ids == expected(written, asked, viewer: viewer, owner: alice.id, page: page), "\(label): \(asked) \(viewer ?? 0) page \(page)")

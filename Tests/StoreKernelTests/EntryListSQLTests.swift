@@ -16,6 +16,7 @@ enum MarkedDialect: EntrySQLDialect {
         "RANKED \((filters + termConditions(search, viewerID: viewerID)).joined(separator: " AND ")) \(window)"
     }
     static func isOneOf(_ ids: [Int64]) -> SQLFragment { "e.entry_id IN ids(\(ids.map(String.init).joined(separator: ",")))" }
+    static func carriesTag(_ tag: String, row: String) -> SQLFragment { "carries(\(sql: row), \(tag))" }
 }
 
 /// `MarkedDialect` with an index of matches to count through, a probe of one entry, and a
@@ -35,6 +36,7 @@ enum ProbingDialect: EntrySQLDialect {
         "RANKED IDS \(isOneOf(ids)) \(window)"
     }
     static func isOneOf(_ ids: [Int64]) -> SQLFragment { MarkedDialect.isOneOf(ids) }
+    static func carriesTag(_ tag: String, row: String) -> SQLFragment { MarkedDialect.carriesTag(tag, row: row) }
     static func newestFirstPage(_ conditions: SQLFragment, window: SQLFragment, readingRanges ranged: RangedMatches) -> SQLFragment? {
         "RANGES \(ranged.inRange) CHECKS \(ranged.checks) REACH \(ranged.reach) ELSE \(conditions) \(window)"
     }
@@ -52,6 +54,7 @@ enum LookingUpDialect: EntrySQLDialect {
     }
     static func indexProbe(_ search: TermSearch, viewerID: Int64?) -> [SQLFragment]? { [] }
     static func isOneOf(_ ids: [Int64]) -> SQLFragment { MarkedDialect.isOneOf(ids) }
+    static func carriesTag(_ tag: String, row: String) -> SQLFragment { MarkedDialect.carriesTag(tag, row: row) }
     static func leadingLookUps(_ search: TermSearch) -> Int { 1 }
     static func holdsTag(_ tag: String) -> SQLFragment { "tagged(\(tag))" }
 }
@@ -186,9 +189,9 @@ enum LookingUpDialect: EntrySQLDialect {
         #expect(rendered(searched.page).sql.hasPrefix("RANKED e.visibility"))
     }
 
-    /// A tag has no kept count: it counts up to the bound from the tag's index, gathers its
-    /// entries for a page when they are few, and walks its rows newest first when they are
-    /// many.
+    /// A list of a tag counts up to the bound from the tag's index (the counts kept for
+    /// `GET /api/tags` know no diary or dates), gathers its entries for a page when they are
+    /// few, and walks its rows newest first when they are many.
     @Test func aTagCountsUpToItsBoundAndWalksWhenTaggedEntriesAreMany() {
         let sql = EntryListSQL(EntryQuery(filter: EntryFilter(tags: ["daily"])), dialect: ProbingDialect.self)
         #expect(!sql.countedByDiaries && sql.countBound == EntryPage.countedMatches)
@@ -199,7 +202,7 @@ enum LookingUpDialect: EntrySQLDialect {
         #expect(rendered(two.matches).sql == """
             SELECT e.entry_id FROM entry_tags e WHERE e.tag = $1 \
             AND (e.visibility = 'public' OR e.diary_id IN (SELECT diary_id FROM diaries WHERE user_id = $2)) AND e.created >= $3 \
-            AND EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.entry_id AND t.tag = $4) LIMIT $5
+            AND carries(e, $4) LIMIT $5
             """)
         #expect(rendered(sql.reading(totalIsEstimate: false).page).sql.contains("e.entry_id IN (SELECT entry_id FROM entry_tags WHERE tag = $1)"))
         #expect(rendered(sql.reading(totalIsEstimate: true).page).sql.contains("FROM entry_tags e WHERE e.tag = $1 AND e.visibility = 'public'"))
@@ -248,6 +251,12 @@ enum LookingUpDialect: EntrySQLDialect {
             WHERE m.tag = $1 AND e.visibility = 'public' AND term($2) AND probe($3) LIMIT $4
             """)
         #expect(rendered(EntryListSQL(query, dialect: ProbingDialect.self).matches).sql.hasPrefix("SELECT e.entry_id FROM rows($1) m"))
+        // Another tag is read in the leading tag's row, before the terms.
+        let two = EntryQuery(filter: EntryFilter(query: "night", tags: ["rare", "tea"]))
+        #expect(rendered(EntryListSQL(two, dialect: ProbingDialect.self, countLeader: .firstTag).matches).sql == """
+            SELECT e.entry_id FROM entry_tags m JOIN entries e ON e.entry_id = m.entry_id \
+            WHERE m.tag = $1 AND e.visibility = 'public' AND carries(m, $2) AND term($3) AND probe($4) LIMIT $5
+            """)
         // After a date, the tag's entries are read highest id first.
         let since = EntryQuery(filter: EntryFilter(query: "night", since: Date(timeIntervalSince1970: 1_800_000_000), tags: ["rare"]))
         #expect(rendered(EntryListSQL(since, dialect: ProbingDialect.self, countLeader: .firstTag).matches).sql.hasSuffix("ORDER BY m.entry_id DESC LIMIT $5"))
@@ -278,17 +287,17 @@ enum LookingUpDialect: EntrySQLDialect {
                 ORDER BY t.created DESC, t.entry_id DESC LIMIT $4 OFFSET $5) ORDER BY e.created DESC, e.entry_id DESC\u{20}
                 """)
         }
-        // The owner's entries, another tag and a diary are asked of the row; the dates of the
-        // row where terms are checked in the entry.
+        // The owner's entries, another tag (in the row's copy of all its entry's tags) and a
+        // diary are asked of the row; the dates and the other tag of the row where terms are
+        // checked in the entry, the tag before the terms.
         #expect(page(nil, ["rare", "tea"], diaryID: 3, viewerID: 7).contains("""
             FROM entry_tags e WHERE e.tag = $1 AND (e.visibility = 'public' OR e.diary_id IN (SELECT diary_id FROM diaries WHERE user_id = $2)) \
-            AND e.diary_id = $3 AND EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.entry_id AND t.tag = $4) ORDER BY
+            AND e.diary_id = $3 AND carries(e, $4) ORDER BY
             """))
         let day = Date(timeIntervalSince1970: 1_800_000_000)
         #expect(page("night", ["rare", "tea"], since: day).contains("""
             WHERE t.tag = $1 AND t.created >= $2 AND e.visibility = 'public' AND e.created >= $3 \
-            AND CASE WHEN EXISTS (SELECT 1 FROM entry_tags t WHERE t.entry_id = e.entry_id AND t.tag = $4) THEN term($5) AND probe($6) ELSE FALSE END \
-            ORDER BY t.created
+            AND carries(t, $4) AND term($5) AND probe($6) ORDER BY t.created
             """))
     }
 
