@@ -87,6 +87,11 @@ KINDS = (
     ("search, café night (two common)", search("café night")),
     ("search, night + tag night, newest, page 20", search("night", tag="night", order="newest", page=20)),
     ("search page /search?q=coffee", "/search?q=coffee"),
+    # Every tag with its count (1.4 million tag rows counted: 130 ms on SQLite), and the last
+    # pages of two common tags together (a seek per row of food for travel: 73 ms), until the
+    # kept counts and all_tags (docs/performance.md, fifteenth round).
+    ("tags, all with counts (/api/tags)", "/api/tags"),
+    ("tags, two (food and travel), page 500", "/api/entries?tag=food&tag=travel&page=500"),
 )
 
 

@@ -1,0 +1,1 @@
+../../Sources/DiaryPostgresStore/postgres-v13.sql

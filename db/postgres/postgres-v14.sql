@@ -1,0 +1,1 @@
+../../Sources/DiaryPostgresStore/postgres-v14.sql

@@ -1,0 +1,1 @@
+../Sources/DiarySQLiteStore/schema-v10.sql
