@@ -30,8 +30,14 @@ extension PostgresDiaryStore {
     /// 141,440 entries of `night` at a million entries did not fit one bit each, and the pages
     /// that lost their bits had every entry's chunks computed again: its count took 73–107 ms
     /// so, against 38–44 in 16 MB (psql, medians of 9 in two runs).
+    ///
+    /// A list of tags is planned rarest tag first (`TagSizes.rarestFirst`), which `listSQL`
+    /// applies to the query too.
     static func chunkPlan(for query: EntryQuery, _ session: SQLSession) throws -> ChunkPlan {
+        let sizes = try tagSizes(session, query.filter.tags)
+        let query = sizes?.rarestFirst(query) ?? query
         var plan = try chunkPlan(session, terms: query.filter.terms, tags: query.filter.tags)
+        plan.tagSizes = sizes
         if try rangeLeads(query.filter, plan, session) { plan.countLeader = .dateRange }
         if try tagLeads(query, plan, session) { plan.countLeader = .firstTag }
         if plan.narrowings.values.contains(where: { $0.narrowing.probe != nil }) {
@@ -55,8 +61,16 @@ extension PostgresDiaryStore {
         return try fewerThanLeadingBound("SELECT 1 FROM entries e WHERE \(range.joined(separator: " AND "))", session)
     }
 
-    /// Whether the first tag of `query` leads it (`CountLeader.firstTag`): on fewer entries than
-    /// `mostEntriesInLeadingRange`, counted up to it, as on SQLite. Then the page walks the
+    /// The kept sizes of `tags` and of all entries (`TagSizes`); nil without tags.
+    static func tagSizes(_ session: SQLSession, _ tags: [String]) throws -> TagSizes? {
+        guard !tags.isEmpty else { return nil }
+        let sizes = TagCountSQL.sizes(of: tags, entries: "SELECT NULL, coalesce(sum(entry_count), 0)::bigint FROM diary_activity")
+        return try TagSizes(rows: session.query(sizes.postgres).map { row in try row.decode((String?, Int).self) })
+    }
+
+    /// Whether the tags of `query` lead it (`CountLeader.firstTag`): on fewer entries together
+    /// than `mostEntriesInLeadingRange` by their kept sizes (`TagSizes.together`), the others
+    /// read in the first one's rows, as on SQLite. Then the page walks the
     /// tag's rows newest first (`EntryListSQL.tagWalk`), each row's entry checked, where it
     /// walked every entry newest first. Asked only where it changes the page:
     /// - a diary's list of one tag without terms (any other list of tags walks its first tag's
@@ -66,14 +80,14 @@ extension PostgresDiaryStore {
     ///   `night`, page 10, newest first, walked about 40,000 entries at a million, 77 ms.
     private static func tagLeads(_ query: EntryQuery, _ plan: ChunkPlan, _ session: SQLSession) throws -> Bool {
         let filter = query.filter
-        guard let tag = filter.tags.first else { return false }
+        guard !filter.tags.isEmpty else { return false }
         if filter.terms.isEmpty {
             guard filter.tags.count == 1, query.diaryID != nil else { return false }
         } else {
             let leadingRows = plan.narrowings.values.contains { $0.narrowing.sortsMatches || $0.narrowing.rows != nil }
             guard plan.countLeader == nil, !leadingRows else { return false }
         }
-        return try fewerThanLeadingBound("SELECT 1 FROM entry_tags t WHERE t.tag = \(tag)", session)
+        return (plan.tagSizes?.together(filter.tags) ?? .max) < mostEntriesInLeadingRange
     }
 
     /// Whether `rows` (a `SELECT` of them) are fewer than `mostEntriesInLeadingRange`, counted
@@ -359,6 +373,8 @@ struct ChunkPlan {
     /// fewer entries than the rarest tag asked) or the first tag does (`TermSearch.countLeader`);
     /// nil when no words are so counted, or no tag is asked.
     var countLeader: CountLeader?
+    /// The kept sizes of the tags asked, by which `listSQL` puts the rarest first.
+    var tagSizes: TagSizes?
 
     /// Keeps a rare word's page reading its id ranges (`TermNarrowing.inRange`) only where every
     /// other term of `terms` is a word too common to narrow, checked in each entry's text
@@ -388,7 +404,7 @@ struct ChunkPlan {
 
     /// The statements of `query`, so planned.
     func listSQL(_ query: EntryQuery) -> EntryListSQL {
-        EntryListSQL(query, dialect: PostgresEntryDialect.self, narrowings: termNarrowings, countLeader: countLeader)
+        EntryListSQL(tagSizes?.rarestFirst(query) ?? query, dialect: PostgresEntryDialect.self, narrowings: termNarrowings, countLeader: countLeader)
     }
 }
 

@@ -221,9 +221,9 @@ struct ChunkSearchTests {
     }
 
     /// A word in more entries than `mostNarrowedEntries`, or in more chunks than
-    /// `mostChunksPerPart`, is searched by its trigrams, and found the same; with a tag on
-    /// fewer entries than that, the tag leads its count, as it does beside short terms in
-    /// more entries than it.
+    /// `mostChunksPerPart`, is searched by its trigrams, and found the same; with tags on
+    /// fewer entries together than that, the tags lead its count, as they do beside short terms
+    /// in more entries than they are.
     @Test func commonWordsAreNotNarrowed() throws {
         try withStore { store, _ in
             let alice = try store.createUser(name: "alice", tokenHash: newTokenHash())
@@ -257,9 +257,10 @@ struct ChunkSearchTests {
                     try SQLiteDiaryStore.countLeader(db, query, SQLiteDiaryStore.chunkLookUp(db, terms: query.filter.terms)) == .firstTag
                 }
             }
-            // The first tag leads a count, and only when it is on fewer entries than the words.
-            #expect(try tagLeads("weather", ["rare"]) && tagLeads("weather", ["rare", "every"]))
-            #expect(try !tagLeads("weather", ["every"]) && !tagLeads("weather", ["every", "rare"]) && !tagLeads("weather", []))
+            // The tags lead a count, and only when they are on fewer entries together (by their
+            // kept sizes) than the words: `every` alone is not, `every` with `rare` is.
+            #expect(try tagLeads("weather", ["rare"]) && tagLeads("weather", ["rare", "every"]) && tagLeads("weather", ["every", "rare"]))
+            #expect(try !tagLeads("weather", ["every"]) && !tagLeads("weather", []))
             #expect(try !tagLeads("weather kyoto", ["rare"]))
             // Beside a term the chunks do not look up, in too many chunks ("xyz") or not ASCII, the
             // tag leads when the term's trigram matches are as many as the tag's entries or more.
