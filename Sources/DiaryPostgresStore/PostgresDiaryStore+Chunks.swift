@@ -34,7 +34,7 @@ extension PostgresDiaryStore {
     /// A list of tags is planned rarest tag first (`TagSizes.rarestFirst`), which `listSQL`
     /// applies to the query too.
     static func chunkPlan(for query: EntryQuery, _ session: SQLSession) throws -> ChunkPlan {
-        let sizes = try tagSizes(session, query.filter.tags)
+        let sizes = try weighsTags(query) ? tagSizes(session, query.filter.tags) : nil
         let query = sizes?.rarestFirst(query) ?? query
         var plan = try chunkPlan(session, terms: query.filter.terms, tags: query.filter.tags)
         plan.tagSizes = sizes
@@ -46,8 +46,8 @@ extension PostgresDiaryStore {
         return plan
     }
 
-    /// The most entries a date range, or a list's first tag (`tagLeads`), may hold for it to lead
-    /// a count, as many as a tag may on SQLite (`mostNarrowedEntries`).
+    /// The most entries a date range, or a list's tags together (`tagLeads`), may hold for it to
+    /// lead a count, as many as on SQLite (`mostNarrowedEntries`).
     static let mostEntriesInLeadingRange = 20_000
 
     /// Whether the date range of `filter` leads the count of its terms (`CountLeader.dateRange`):
@@ -59,6 +59,15 @@ extension PostgresDiaryStore {
         let range = EntryListSQL.dateRange(of: filter)
         guard !range.isEmpty, !filter.terms.isEmpty, plan.narrowings.values.allSatisfy(\.isCommon) else { return false }
         return try fewerThanLeadingBound("SELECT 1 FROM entries e WHERE \(range.joined(separator: " AND "))", session)
+    }
+
+    /// Whether the plan of `query` reads its tags' sizes: to put several tags rarest first, or
+    /// to ask whether they lead (`tagLeads`). A list of one tag without terms outside a diary
+    /// walks the tag's rows whatever its size, and the statement would cost that commonest list
+    /// of tags a round trip, about a millisecond.
+    private static func weighsTags(_ query: EntryQuery) -> Bool {
+        let filter = query.filter
+        return filter.tags.count > 1 || (!filter.tags.isEmpty && (!filter.terms.isEmpty || query.diaryID != nil))
     }
 
     /// The kept sizes of `tags` and of all entries (`TagSizes`); nil without tags.

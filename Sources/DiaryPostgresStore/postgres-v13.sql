@@ -40,6 +40,10 @@ CREATE TABLE tag_hidden_counts (
     PRIMARY KEY (diary_id, tag, slot)
 );
 
+-- A tag's counts in every diary: what a list's plan weighs the tag by (`TagSizes`), where the
+-- primary key serves a viewer's own diaries.
+CREATE INDEX tag_hidden_counts_by_tag ON tag_hidden_counts (tag);
+
 INSERT INTO tag_public_counts (tag, slot, entry_count)
     SELECT tag, 0, count(*) FROM entry_tags WHERE visibility = 'public' GROUP BY tag;
 
